@@ -1,0 +1,164 @@
+"""Command line: ``python -m plgraph <command> ...`` (also installed as ``plgraph``).
+
+Commands
+--------
+coverage   the two coverage tables of the seed, ours beside the paper's
+convert    PTB <-> SHP conversion of one file
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from .errors import PlgraphError
+
+
+def _add_representation_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--heads", default="jkk1",
+                   help="head rules: jkk1/modified (default), collins/cck, jkk0, jkk2..jkk5")
+    p.add_argument("--no-null-reversal", action="store_true", help="keep null-null trace edges unreversed")
+    p.add_argument("--gapping-shift", action="store_true", help="move gapping correlates' indices to their parent")
+    p.add_argument("--strict", action="store_true",
+                   help="treat dangling or duplicated co-indices as errors (the sentence is skipped)")
+
+
+def _options(args):
+    from .convert import ConversionOptions
+
+    return ConversionOptions(args.heads, not args.no_null_reversal, args.gapping_shift).normalised()
+
+
+def cmd_coverage(args) -> int:
+    from .corpora import iter_trees
+    from .coverage import compute_coverage
+    from .data import ptb_files
+    from .structure import warmup
+
+    warmup()
+    files = ptb_files(args.split, args.ptb)
+    bad: list = []
+    start = time.perf_counter()
+    trees = list(iter_trees(files, progress=args.progress, bad=bad))
+    result = compute_coverage(trees, root=args.root, progress=args.progress, strict=args.strict)
+    result.skipped = bad + result.skipped
+    elapsed = time.perf_counter() - start
+    source = args.ptb or "NLTK PTB sample"
+    print(f"# {source}, split {args.split}: {result.n_sentences} sentences from {len(files)} files "
+          f"({elapsed:.1f} s)")
+    print(result.format_text())
+    if args.json:
+        result.write_json(args.json)
+        print(f"\nwrote {args.json}")
+    if args.figures:
+        from .figures import write_coverage_figures
+
+        written = write_coverage_figures(result, args.figures)
+        print("wrote " + ", ".join(os.path.relpath(p) for p in written))
+    return 0
+
+
+def cmd_convert(args) -> int:
+    from .convert import graph_to_tree, tree_to_graph
+    from .ptb.reader import BadSentence, read_ptb
+    from .shp import format_shp, read_shp
+
+    src = args.input
+    fmt_in = args.from_format or ("shp" if src.endswith(".shp") else "ptb")
+    opts = _options(args)
+    out_chunks: list[str] = []
+    bad: list = []
+    if fmt_in == "ptb":
+        items = read_ptb(src, on_error="skip")
+        for item in items:
+            if isinstance(item, BadSentence):
+                bad.append(item)
+                continue
+            if args.to == "ptb":
+                out_chunks.append(item.tree.to_string() + "\n")
+                continue
+            try:
+                graph = tree_to_graph(item.tree, opts, sid=item.id, strict=args.strict)
+            except PlgraphError as err:
+                bad.append(BadSentence(item.id, src, item.index, None, getattr(err, "reason", str(err))))
+                continue
+            out_chunks.append(format_shp(graph, comments=not args.no_comments))
+    else:
+        items = read_shp(src, on_error="skip")
+        for k, item in enumerate(items):
+            if isinstance(item, BadSentence):
+                bad.append(item)
+                continue
+            if args.to == "shp":
+                out_chunks.append(format_shp(item, comments=not args.no_comments))
+                continue
+            try:
+                tree = graph_to_tree(item, use_null_positions=not args.guess_nulls)
+            except PlgraphError as err:
+                bad.append(BadSentence(item.id or str(k), src, k, None, getattr(err, "reason", str(err))))
+                continue
+            out_chunks.append(tree.to_string() + "\n")
+    text = "".join(out_chunks)
+    if args.out:
+        from .coverage import _atomic_write
+
+        _atomic_write(args.out, text)
+    else:
+        sys.stdout.write(text)
+    n_ok = len(out_chunks)
+    if bad:
+        print(f"plgraph convert: skipped {len(bad)} sentence(s) of {src}:", file=sys.stderr)
+        for b in bad:
+            print(f"  {b}", file=sys.stderr)
+    if args.out:
+        print(f"plgraph convert: wrote {n_ok} sentence(s) to {args.out}", file=sys.stderr)
+    return 0 if n_ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m plgraph", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("coverage", help="coverage tables (structure types; representation steps)")
+    p.add_argument("--ptb", metavar="DIR", help="full LDC treebank: folder with WSJ section folders 00-24")
+    p.add_argument("--split", default="all", choices=["all", "train", "dev", "test"])
+    p.add_argument("--json", metavar="PATH", help="write the tables as JSON")
+    p.add_argument("--figures", metavar="DIR", help="also write CSV/Markdown tables and bar charts to DIR")
+    p.add_argument("--root", default="end", choices=["end", "start"], help="ROOT position (only the locked-chain test depends on it)")
+    p.add_argument("--strict", action="store_true", help="skip sentences with dangling co-indices")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="show progress bars")
+    p.set_defaults(func=cmd_coverage)
+
+    p = sub.add_parser("convert", help="convert a file between PTB brackets and SHP")
+    p.add_argument("input", help="input file (.shp is read as SHP, anything else as PTB brackets)")
+    p.add_argument("--to", required=True, choices=["shp", "ptb"])
+    p.add_argument("--from", dest="from_format", choices=["shp", "ptb"], help="input format (default: by extension)")
+    p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
+    p.add_argument("--no-comments", action="store_true", help="SHP without the # Parse/# Sentence/... comments")
+    p.add_argument("--guess-nulls", action="store_true",
+                   help="SHP->PTB: place null elements by the reference heuristic, ignoring recorded positions")
+    _add_representation_flags(p)
+    p.set_defaults(func=cmd_convert)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except PlgraphError as err:
+        print(f"plgraph {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"plgraph {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as err:
+        print(f"plgraph {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

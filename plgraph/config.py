@@ -1,0 +1,9 @@
+"""Central numba settings (one place, as in STUMPY's config)."""
+from __future__ import annotations
+
+import os
+
+#: ``cache=True`` for every kernel unless PLGRAPH_NUMBA_CACHE=0.
+NUMBA_CACHE = os.environ.get("PLGRAPH_NUMBA_CACHE", "1") != "0"
+#: fastmath stays off: kernels here are combinatorial, not numerical.
+NUMBA_FASTMATH = False

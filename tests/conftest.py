@@ -1,0 +1,54 @@
+"""Shared fixtures.  Corpora are found through plgraph's own resolver; a test
+whose corpus is missing is skipped with a message saying how to get it."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from plgraph.data import CORPORA, find_corpus  # noqa: E402
+from plgraph.errors import CorpusNotFoundError  # noqa: E402
+
+
+def corpus_or_skip(name: str) -> Path:
+    try:
+        return find_corpus(name)
+    except CorpusNotFoundError:
+        pytest.skip(f"corpus {name!r} not found; to get it: {CORPORA[name].how_to_get}")
+
+
+@pytest.fixture(scope="session")
+def sample_dir() -> Path:
+    return corpus_or_skip("ptb-sample")
+
+
+@pytest.fixture(scope="session")
+def reference_shp_dir() -> Path:
+    return corpus_or_skip("reference-shp")
+
+
+@pytest.fixture(scope="session")
+def sample_trees(sample_dir):
+    """Every tree of the PTB sample (cleaned), read once per session."""
+    from plgraph.corpora import iter_trees
+    from plgraph.data import sample_files
+
+    bad: list = []
+    trees = list(iter_trees(sample_files("all"), progress=False, bad=bad))
+    assert not bad, bad
+    return trees
+
+
+@pytest.fixture(scope="session")
+def sample_graphs(sample_trees):
+    from plgraph.convert import tree_to_graph
+
+    return [tree_to_graph(t.tree, sid=t.id) for t in sample_trees]
+
+
+def pytest_configure(config):
+    os.environ.setdefault("MPLBACKEND", "Agg")
