@@ -4,6 +4,10 @@ Commands
 --------
 coverage   the two coverage tables of the seed, ours beside the paper's
 convert    PTB <-> SHP conversion of one file
+
+Each subsystem adds its commands from its own module: a module listed in
+:data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds sub-commands
+whose ``func(args) -> int`` runs them.
 """
 from __future__ import annotations
 
@@ -116,10 +120,18 @@ def cmd_convert(args) -> int:
     return 0 if n_ok else 1
 
 
+#: modules that add sub-commands via ``register(subparsers)``
+COMMAND_MODULES: list[str] = []
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
     parser = argparse.ArgumentParser(prog="python -m plgraph", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
 
     p = sub.add_parser("coverage", help="coverage tables (structure types; representation steps)")
     p.add_argument("--ptb", metavar="DIR", help="full LDC treebank: folder with WSJ section folders 00-24")

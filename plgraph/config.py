@@ -7,3 +7,9 @@ import os
 NUMBA_CACHE = os.environ.get("PLGRAPH_NUMBA_CACHE", "1") != "0"
 #: fastmath stays off: kernels here are combinatorial, not numerical.
 NUMBA_FASTMATH = False
+
+
+def quick_mode() -> bool:
+    """The notebooks' quick-mode switch: ``PLGRAPH_QUICK=1`` (set by ``make test``)
+    makes notebooks that train run on a small slice; ``make notebooks`` runs them in full."""
+    return os.environ.get("PLGRAPH_QUICK", "0") not in ("", "0", "false", "no")

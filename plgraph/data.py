@@ -54,6 +54,39 @@ CORPORA = {
         "run python -c \"import nltk; nltk.download('treebank')\" (NLTK's 10% WSJ sample), "
         "or set PLGRAPH_DATA to a folder that holds nltk_data/corpora/treebank/combined",
     ),
+    "ud-english-ewt": CorpusSpec(
+        "ud-english-ewt", "ud/UD_English-EWT", None, "en_ewt-ud-train.conllu",
+        "download UD_English-EWT (UD 2.x) from https://universaldependencies.org and set PLGRAPH_DATA to a "
+        "folder holding ud/UD_English-EWT"),
+    "ud-basque-bdt-r1.4": CorpusSpec(
+        "ud-basque-bdt-r1.4", "ud/UD_Basque-BDT-r1.4", None, "eu-ud-train.conllu",
+        "download UD_Basque-BDT release r1.4 and set PLGRAPH_DATA to a folder holding ud/UD_Basque-BDT-r1.4"),
+    "ud-basque-bdt": CorpusSpec(
+        "ud-basque-bdt", "ud/UD_Basque-BDT", None, "eu_bdt-ud-dev.conllu",
+        "download UD_Basque-BDT and set PLGRAPH_DATA to a folder holding ud/UD_Basque-BDT"),
+    "ud-russian-taiga": CorpusSpec(
+        "ud-russian-taiga", "ud/UD_Russian-Taiga-r2.7", None, "ru_taiga-ud-train.conllu",
+        "download UD_Russian-Taiga release r2.7 and set PLGRAPH_DATA to a folder holding ud/UD_Russian-Taiga-r2.7"),
+    "ud-russian-gsd": CorpusSpec(
+        "ud-russian-gsd", "ud/UD_Russian-GSD", None, "ru_gsd-ud-dev.conllu",
+        "download UD_Russian-GSD and set PLGRAPH_DATA to a folder holding ud/UD_Russian-GSD"),
+    "ud-catalan-ancora": CorpusSpec(
+        "ud-catalan-ancora", "ud/UD_Catalan-AnCora-r2.8", None, "ca_ancora-ud-dev.conllu",
+        "download UD_Catalan-AnCora release r2.8 and set PLGRAPH_DATA to a folder holding ud/UD_Catalan-AnCora-r2.8"),
+    "conll2007": CorpusSpec(
+        "conll2007", "nltk_data/corpora/conll2007", "corpora/conll2007", "eus.train",
+        "run python -c \"import nltk; nltk.download('conll2007')\""),
+    "brown": CorpusSpec(
+        "brown", "nltk_data/corpora/brown", "corpora/brown", "ca01",
+        "run python -c \"import nltk; nltk.download('brown')\""),
+    "lm-ptb": CorpusSpec(
+        "lm-ptb", "lm/ptb", None, "train.txt",
+        "get Mikolov's PTB language-model split (simple-examples/data/ptb.{train,valid,test}.txt) and set "
+        "PLGRAPH_DATA to a folder holding lm/ptb/{train,valid,test}.txt"),
+    "lm-ru-taiga": CorpusSpec(
+        "lm-ru-taiga", "lm/ru_taiga_ud27", None, "train.txt",
+        "derive it from UD_Russian-Taiga r2.7 (FORM column, one sentence per line) and set PLGRAPH_DATA to a "
+        "folder holding lm/ru_taiga_ud27/{train,valid,test}.txt"),
     # test fixtures: the reference converter's SHP output for wsj_0001-0020 (lives in shared/design)
     "reference-shp": CorpusSpec(
         "reference-shp",
