@@ -29,6 +29,7 @@ figures: $(STAMP) ## regenerate everything in figures/
 
 bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_coverage.py
+	$(PY) bench/bench_rules.py
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)
 	MPLBACKEND=Agg $(PY) -m pytest tests -m slow -q

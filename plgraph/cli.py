@@ -121,7 +121,9 @@ def cmd_convert(args) -> int:
 
 
 #: modules that add sub-commands via ``register(subparsers)``
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = [
+    "plgraph.rules.cli",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

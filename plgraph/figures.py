@@ -148,8 +148,53 @@ def _coverage(outdir, ptb=None) -> list[Path]:
     return write_coverage_figures(result, outdir)
 
 
+def plot_rule_usage(usage, ax=None):
+    """Cumulative share of rule applications covered by the k most frequent rules."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+    else:
+        fig = ax.figure
+    cum = usage.cumulative()
+    ax.plot(np.arange(1, len(cum) + 1), 100 * cum, marker=".", color="#3b6ea8",
+            label=f"plgraph ({usage.n_derived} sample train sentences, {len(cum)} rules)")
+    ks = [1, *paper.TOP_K_SHARE]
+    ax.scatter(ks, [paper.TOP_RULE_SHARE, *paper.TOP_K_SHARE.values()], color="#c0392b", zorder=3,
+               label=f"thesis ({paper.TREEBANK}, {paper.RULES_USED} rules)")
+    ax.set_xscale("log")
+    ax.set_xlabel("k most frequent combination rules")
+    ax.set_ylabel("% of rule applications")
+    ax.grid(alpha=0.3)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(frameon=False, fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def _rules(outdir, ptb=None) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    from .corpora import Corpus
+    from .coverage import _atomic_write
+    from .rules import count_rules, full_tables
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables = full_tables()
+    usage = count_rules(Corpus("train", ptb).sentences(), tables, progress=False)
+    written = []
+    _atomic_write(out / "rule_usage.csv", usage.table(tables).to_csv(index=False, float_format="%.3f"))
+    written.append(out / "rule_usage.csv")
+    fig = plot_rule_usage(usage)
+    written += _save(fig, out / "rule_usage")
+    plt.close(fig)
+    return written
+
+
 #: name -> function(outdir, ptb) writing that figure's files
-FIGURES = {"coverage": _coverage}
+FIGURES = {"coverage": _coverage, "rules": _rules}
 
 
 def main(argv=None) -> int:

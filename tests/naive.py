@@ -144,3 +144,186 @@ def greedy_representable(n_words, src, tgt, is_trace):
         best = max(problems, key=lambda e: (score(e), -e))
         excluded.add(best)
     return [e not in excluded for e in range(m)]
+
+
+# ---------------------------------------------------------------------------------------------
+# the 1EC deduction system (plgraph.rules)
+# ---------------------------------------------------------------------------------------------
+def projective_tree_exists(n, edges):
+    """Is there a single-root projective spanning tree over words 0..n-1 made of
+    ``edges`` ((child, parent), ROOT = n)?  Tries every parent assignment."""
+    from itertools import product
+
+    options = [[p for (c, p) in edges if c == w] for w in range(n)]
+    for parents in product(*options):
+        if sum(1 for p in parents if p == n) != 1:
+            continue
+        # every word reaches ROOT
+        ok = True
+        for w in range(n):
+            seen = set()
+            v = w
+            while v != n and v not in seen:
+                seen.add(v)
+                v = parents[v]
+            if v != n:
+                ok = False
+                break
+        if not ok:
+            continue
+        spans = [(min(w, parents[w]), max(w, parents[w])) for w in range(n)]
+        if all(not crosses(a, b) for a in spans for b in spans):
+            return True
+    return False
+
+
+def enumerate_small_graphs(n):
+    """Every graph the brute-force check considers, as sorted edge lists."""
+    from itertools import product
+
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    out = []
+    for choice in product((0, 1, 2), repeat=len(pairs)):
+        base = [(a, b) if c == 1 else (b, a) for (a, b), c in zip(pairs, choice) if c]
+        for root in range(n):
+            edges = base + [(root, n)]
+            spans = [tuple(sorted(e)) for e in edges]
+            if has_directed_cycle(edges) or not crossing_flags(spans)[1]:
+                continue
+            if projective_tree_exists(n, edges):
+                out.append(sorted(edges))
+    return out
+
+
+class NaiveDeriver:
+    """Number of derivations of a graph, top-down with memoisation, straight from
+    the rule objects (no index tables): count(item) = sum over every rule that
+    builds the item of the product of its children's counts."""
+
+    def __init__(self, arcs, combos, strict=True):
+        self.strict = strict
+        self.by_goal = {}
+        for r in combos:
+            self.by_goal.setdefault((r.goal_span, r.goal_state), []).append(r)
+        self.arcs = arcs
+
+    def count(self, n_points, edges):
+        self.n = n_points
+        self.edges = set(edges)
+        self.memo = {}
+        root = n_points - 1
+        want = "J_F___" if (0, root) in self.edges else "j_F___"
+        return self._ways((0, root, -1, "___I", want))
+
+    @staticmethod
+    def _side_ok(span, p, q, o):
+        if span[1:3] == "__":
+            return o < 0
+        if span[1:3] == "._":
+            return 0 <= o < p
+        return o > q
+
+    def _direct(self, item, a, b):
+        """Does point a have point b as direct parent in the item's state?"""
+        p, q, o, span, state = item
+        role = {p: "i", q: "j"}
+        if o >= 0:
+            role[o] = "x"
+        if a not in role or b not in role or a == b:
+            return False
+        slot = ("ij", "ix", "ji", "jx", "xi", "xj").index(role[a] + role[b])
+        return state[slot].isupper() and state[slot] != "F"
+
+    def _complete(self, v, items):
+        for m in range(self.n):
+            for c, p in ((v, m), (m, v)):
+                if (c, p) not in self.edges:
+                    continue
+                if any(it[0] < m < it[1] for it in items):
+                    continue
+                if not any(self._direct(it, c, p) for it in items):
+                    return False
+        return True
+
+    def _plausible(self, item):
+        """An item whose state claims a direct edge the graph lacks has no derivation."""
+        p, q, o, span, state = item
+        pts = {"i": p, "j": q, "x": o}
+        for (a, b), ch in zip(("ij", "ix", "ji", "jx", "xi", "xj"), state):
+            if ch.isupper() and ch != "F" and (pts[a], pts[b]) not in self.edges:
+                return False
+        return True
+
+    def _ways(self, item):
+        if item in self.memo:
+            return self.memo[item]
+        if not self._plausible(item):
+            self.memo[item] = 0
+            return 0
+        p, q, o, span, state = item
+        total = 0
+        if q == p + 1 and o < 0 and span == "___I" and state == "F_F___":
+            total += 1
+        for r in self.by_goal.get((span, state), ()):
+            splits = [(k,) for k in range(p + 1, q)] if len(r.spans) == 2 else \
+                [(k, l) for k in range(p + 1, q) for l in range(k + 1, q)]
+            for sp in splits:
+                bounds = [p, *sp, q]
+                pos = {"i0": p, "j0": bounds[1], "j1": bounds[2]}
+                if len(r.spans) == 3:
+                    pos["j2"] = q
+                children = []
+                xp = []
+                ok = True
+                for t, (cs, st, ref) in enumerate(zip(r.spans, r.states, r.refs)):
+                    a, b = bounds[t], bounds[t + 1]
+                    if ref in ("__", "i+"):
+                        co = -1
+                        if ref == "i+" and b != a + 1:
+                            ok = False
+                    elif ref == "xP":
+                        co = o
+                        xp.append(co)
+                    else:
+                        co = pos[ref]
+                    if not self._side_ok(cs, a, b, co):
+                        ok = False
+                    children.append((a, b, co, cs, st))
+                if not ok or (not xp and o >= 0) or (xp and o < 0):
+                    continue
+                if self.strict and len(children) == 2 and children[0][3] == children[1][3] == "___I" \
+                        and children[0][4] == "F_F___" and sp[0] - p > 1:
+                    continue
+                if not all(self._complete(v, children) for v in sp):
+                    continue
+                prod = 1
+                for ch in children:
+                    prod *= self._ways(ch)
+                    if not prod:
+                        break
+                total += prod
+        for r in self.arcs:
+            xcreate = r.span == "___I" and r.crossing
+            if xcreate:
+                if span not in ("__.X", "_._X") or r.goal_state != state or o < 0:
+                    continue
+                source = (p, q, -1, "___I", r.state)
+            else:
+                goal_span = r.span if r.goal_mult == "_" else r.goal_mult + r.span[1:]
+                if goal_span != span or r.goal_state != state:
+                    continue
+                source = (p, q, o, r.span, r.state)
+            pts = {"i": p, "j": q, "x": o}
+            c, par = pts[r.child], pts[r.parent]
+            if c < 0 or par < 0 or (c, par) not in self.edges or c == self.n - 1:
+                continue
+            if xcreate and self.strict:
+                if o == self.n - 1 and r.parent != "x":
+                    continue
+                if o == p - 1 and "j" not in (r.parent, r.child):
+                    continue
+                if o == q + 1 and "i" not in (r.parent, r.child):
+                    continue
+            total += self._ways(source)
+        self.memo[item] = total
+        return total

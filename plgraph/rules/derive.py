@@ -1,0 +1,160 @@
+"""Derivations of graphs in the one-endpoint-crossing deduction system.
+
+:func:`derive` runs the chart kernel of :mod:`plgraph.rules._chart` on one
+graph and returns a :class:`Derivation`: how many derivations the graph has
+(1 for every acyclic 1EC graph without a locked chain, as the thesis claims
+and the brute-force check of :mod:`plgraph.rules.bruteforce` verifies), and
+the unique one as a list of rule applications, bottom-up.
+
+Following the reference parser (design notes §4.7), a sentence's gold graph is
+first reduced to its representable edges (:func:`plgraph.structure.representable_mask`,
+the reference's ``dag1ecEdges``); self-loop traces live in spines and parallel
+edges between the same ordered pair are one arc of the deduction system
+(labels are attached to the arc).  ROOT is the last point.
+
+Which of the two the design notes describe — the reference's top-down
+signature lookup or a chart — does not matter for the result: the derivation is
+unique; the chart is used because the same kernel then counts derivations and
+doubles as the parser's chart later.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph import Graph
+from ..structure import classify_edges, representable_mask
+from ._chart import KIND_ARC, KIND_COMB, graph_chart
+from .tables import RuleTables, full_tables, key_text, state_letters
+
+
+@dataclass
+class Step:
+    """One rule application: ``kind`` is ``"arc"`` or ``"combination"``; ``rule``
+    indexes the tables' arc or combination rules; the item built is
+    ``[p, q]`` with external point ``o`` (-1 none); ``edge`` is the (child,
+    parent) positions an arc adds."""
+
+    kind: str
+    rule: int
+    p: int
+    q: int
+    o: int
+    key: int
+    edge: tuple | None = None
+
+    def item_text(self) -> str:
+        ext = "" if self.o < 0 else f" . {self.o}"
+        return f"[{self.p} {self.q}{ext}] {key_text(self.key)}"
+
+
+@dataclass
+class Derivation:
+    """Result of :func:`derive`."""
+
+    n_points: int
+    edges: set          # (child, parent) positions of the graph that was derived
+    count: int          # number of derivations
+    steps: list = field(default_factory=list)
+    reason: str | None = None
+
+    @property
+    def derived(self) -> bool:
+        return self.count == 1
+
+    def combination_rules(self) -> list[int]:
+        return [s.rule for s in self.steps if s.kind == "combination"]
+
+    def arc_rules(self) -> list[int]:
+        return [s.rule for s in self.steps if s.kind == "arc"]
+
+    def rebuilt_edges(self) -> set:
+        """The edges the derivation's arc steps add (must equal :attr:`edges`)."""
+        return {s.edge for s in self.steps if s.kind == "arc"}
+
+
+def graph_points(graph: Graph, filtered: bool = True):
+    """Unlabelled edge set of a graph as positions (words 0..n-1, ROOT n).
+
+    With ``filtered`` the trace edges the reference removes to make the graph
+    representable are dropped first.  Self-loops are dropped (they are part of
+    a spine); parallel edges collapse.
+    """
+    n = len(graph.words)
+    keep = representable_mask(graph) if filtered else np.ones(graph.n_edges, bool)
+    c = graph.child.astype(np.int64) - 1
+    p = np.where(graph.parent == 0, n, graph.parent - 1).astype(np.int64)
+    return n + 1, {(int(a), int(b)) for a, b, k in zip(c, p, keep) if k and a != b}
+
+
+def _adjacency(n_points: int, edges) -> np.ndarray:
+    adj = np.zeros((n_points, n_points), dtype=np.uint8)
+    for c, p in edges:
+        adj[c, p] = 1
+    return adj
+
+
+def _why_not(n_points: int, edges) -> str:
+    child = np.array([c for c, _ in edges], dtype=np.int64)
+    parent = np.array([p for _, p in edges], dtype=np.int64)
+    # classify_edges uses SHP numbering: words 1..n, ROOT 0
+    n = n_points - 1
+    s = classify_edges(n, child + 1, np.where(parent == n, 0, parent + 1))
+    if s.cyclic:
+        return "cycle"
+    if not s.one_endpoint_crossing:
+        return "not one-endpoint-crossing"
+    if s.locked_chain:
+        return "locked chain"
+    return "no derivation (not a locked chain; see the brute-force check)"
+
+
+def derive_edges(n_points: int, edges, tables: RuleTables | None = None, strict: bool = True,
+                 comb_ok=None, arc_ok=None) -> Derivation:
+    """Derive the graph with ``edges`` ((child, parent) positions, ROOT = n_points-1)."""
+    t = tables or full_tables()
+    ix = t.index
+    adj = _adjacency(n_points, edges)
+    comb_ok = np.ones(t.n_comb, np.bool_) if comb_ok is None else np.asarray(comb_ok, np.bool_)
+    arc_ok = np.ones(t.n_arc, np.bool_) if arc_ok is None else np.asarray(arc_ok, np.bool_)
+    (count, ip, iq, io, ikey, icount, bkind, brule, bc0, bc1, bc2, goal, goal_count) = graph_chart(
+        adj, state_letters(), t.comb_n, t.comb_keys, t.comb_refs, t.comb_goal, comb_ok, ix["bin_start"],
+        ix["bin_rules"], ix["ter_start"], ix["ter_rules"], ix["has_ternary"], t.arc_in, t.arc_goal, t.arc_parent,
+        t.arc_child, t.arc_xcreate, arc_ok, ix["arc_start"], ix["arc_rules"], strict)
+    d = Derivation(n_points, set(edges), int(goal_count))
+    if goal_count == 0:
+        d.reason = _why_not(n_points, edges)
+        return d
+    if goal_count > 1:
+        d.reason = f"{goal_count} derivations"
+    # read the (first) derivation off the back-pointers, children before parents
+    order = []
+    stack = [(int(goal), False)]
+    while stack:
+        it, done = stack.pop()
+        if it < 0:
+            continue
+        if done:
+            order.append(it)
+            continue
+        stack.append((it, True))
+        for ch in (bc2[it], bc1[it], bc0[it]):
+            if ch >= 0:
+                stack.append((int(ch), False))
+    for it in order:
+        kind = bkind[it]
+        if kind == KIND_COMB:
+            d.steps.append(Step("combination", int(brule[it]), int(ip[it]), int(iq[it]), int(io[it]), int(ikey[it])))
+        elif kind == KIND_ARC:
+            r = int(brule[it])
+            pts = (int(ip[it]), int(iq[it]), int(io[it]))
+            edge = (pts[t.arc_child[r]], pts[t.arc_parent[r]])
+            d.steps.append(Step("arc", r, pts[0], pts[1], pts[2], int(ikey[it]), edge))
+    return d
+
+
+def derive(graph: Graph, tables: RuleTables | None = None, filtered: bool = True, strict: bool = True) -> Derivation:
+    """Derivation of a sentence's graph (see the module docstring)."""
+    n_points, edges = graph_points(graph, filtered)
+    return derive_edges(n_points, edges, tables, strict)

@@ -1,0 +1,203 @@
+"""Rules as numpy tables indexed for fast lookup.
+
+An *item key* is ``span_code * 90 + state_id`` (17 span codes, 90 parent
+states; see :mod:`plgraph.rules.states`).  Combination rules are indexed by the
+keys of their first two items (a dense CSR over ``key0 * 1530 + key1``), arc rules
+by the key of the item they apply to.  External-point references are small
+integers (:data:`REF_CODES`).  :class:`RuleTables` is what the chart kernels and,
+later, the parser consume; :meth:`RuleTables.subset` gives a pruned grammar.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from .generate import SPAN_CODES, generate_rules
+from .states import all_states, state_ids
+
+N_STATES = 90
+N_KEYS = len(SPAN_CODES) * N_STATES
+REF_CODES = ("__", "xP", "i0", "j0", "i1", "j1", "j2", "i+")
+SLOT = {"ij": 0, "ix": 1, "ji": 2, "jx": 3, "xi": 4, "xj": 5}
+POINT = {"i": 0, "j": 1, "x": 2}
+SPAN_INDEX = {c: k for k, c in enumerate(SPAN_CODES)}
+I_SPAN = SPAN_INDEX["___I"]
+
+
+def item_key(span_code: str, state_code: str) -> int:
+    return SPAN_INDEX[span_code] * N_STATES + state_ids()[state_code]
+
+
+def key_text(key: int) -> str:
+    return f"{SPAN_CODES[key // N_STATES]} {all_states()[key % N_STATES].code}"
+
+
+@lru_cache(maxsize=None)
+def state_letters() -> np.ndarray:
+    """(90, 6) int8: per state and slot, 0 none, 1 indirect, 2 direct, -1 not applicable."""
+    out = np.full((N_STATES, 6), -1, dtype=np.int8)
+    for k, s in enumerate(all_states()):
+        for slot, ch in enumerate(s.code):
+            if ch == "_":
+                continue
+            out[k, slot] = 0 if ch == "F" else (2 if ch.isupper() else 1)
+    return out
+
+
+def _csr(keys: np.ndarray, size: int):
+    order = np.argsort(keys, kind="stable")
+    counts = np.bincount(keys, minlength=size)
+    start = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    return start, order.astype(np.int64)
+
+
+@dataclass
+class RuleTables:
+    """All (or a subset of the) rules as flat arrays.
+
+    Combination rule ``r``: ``comb_n[r]`` items with keys ``comb_keys[r, :n]``
+    and external-point references ``comb_refs[r, :n]`` (indices into
+    :data:`REF_CODES`), producing ``comb_goal[r]``; ``comb_template[r]`` is its
+    template number, ``comb_graph``/``comb_crossing`` its flags.
+
+    Arc rule ``a`` applies to items with key ``arc_in[a]``, adds the edge
+    ``arc_child[a] -> arc_parent[a]`` (0 = i, 1 = j, 2 = x) and produces
+    ``arc_goal[a]``; for arcs that create an Exterval ``arc_goal`` holds only the
+    state (its span code, left or right, follows from where the new external
+    point is) and ``arc_xcreate[a]`` is true.
+    """
+
+    comb_n: np.ndarray
+    comb_keys: np.ndarray
+    comb_refs: np.ndarray
+    comb_goal: np.ndarray
+    comb_template: np.ndarray
+    comb_graph: np.ndarray
+    comb_crossing: np.ndarray
+    comb_text: list
+    arc_in: np.ndarray
+    arc_goal: np.ndarray
+    arc_parent: np.ndarray
+    arc_child: np.ndarray
+    arc_xcreate: np.ndarray
+    arc_graph: np.ndarray
+    arc_crossing: np.ndarray
+    arc_text: list
+    index: dict = field(default_factory=dict)
+
+    @property
+    def n_comb(self) -> int:
+        return int(self.comb_n.shape[0])
+
+    @property
+    def n_arc(self) -> int:
+        return int(self.arc_in.shape[0])
+
+    def __post_init__(self):
+        self._build_index()
+
+    def _build_index(self):
+        pair = self.comb_keys[:, 0].astype(np.int64) * N_KEYS + self.comb_keys[:, 1]
+        binary = np.flatnonzero(self.comb_n == 2)
+        ternary = np.flatnonzero(self.comb_n == 3)
+        bs, bo = _csr(pair[binary], N_KEYS * N_KEYS)
+        ts, to = _csr(pair[ternary], N_KEYS * N_KEYS)
+        as_, ao = _csr(self.arc_in.astype(np.int64), N_KEYS)
+        has_ternary = np.zeros(N_KEYS, dtype=np.bool_)
+        has_ternary[self.comb_keys[ternary, 0]] = True
+        self.index = {
+            "bin_start": bs, "bin_rules": binary[bo].astype(np.int64),
+            "ter_start": ts, "ter_rules": ternary[to].astype(np.int64),
+            "arc_start": as_, "arc_rules": ao,
+            "has_ternary": has_ternary,
+        }
+
+    # -- subsets and files ---------------------------------------------------------------
+    def subset(self, comb_mask=None, arc_mask=None) -> "RuleTables":
+        cm = np.ones(self.n_comb, bool) if comb_mask is None else np.asarray(comb_mask, bool)
+        am = np.ones(self.n_arc, bool) if arc_mask is None else np.asarray(arc_mask, bool)
+        ci, ai = np.flatnonzero(cm), np.flatnonzero(am)
+        return RuleTables(
+            self.comb_n[ci], self.comb_keys[ci], self.comb_refs[ci], self.comb_goal[ci], self.comb_template[ci],
+            self.comb_graph[ci], self.comb_crossing[ci], [self.comb_text[i] for i in ci],
+            self.arc_in[ai], self.arc_goal[ai], self.arc_parent[ai], self.arc_child[ai], self.arc_xcreate[ai],
+            self.arc_graph[ai], self.arc_crossing[ai], [self.arc_text[i] for i in ai])
+
+    def lines(self) -> list[str]:
+        """Every rule in the reference's text format, sorted."""
+        return sorted(self.arc_text + self.comb_text)
+
+    def save(self, path, meta: dict | None = None) -> None:
+        """Write ``path`` (.npz with the arrays) and ``path`` + ``.json`` (rule
+        texts and metadata), each atomically."""
+        path = os.fspath(path)
+        arrays = {k: getattr(self, k) for k in ("comb_n", "comb_keys", "comb_refs", "comb_goal", "comb_template",
+                                                "comb_graph", "comb_crossing", "arc_in", "arc_goal", "arc_parent",
+                                                "arc_child", "arc_xcreate", "arc_graph", "arc_crossing")}
+        folder = os.path.dirname(os.path.abspath(path)) or "."
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=folder)
+        os.close(fd)
+        try:
+            np.savez_compressed(tmp, **arrays)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        doc = {"format": "plgraph-rules-1", "comb_text": self.comb_text, "arc_text": self.arc_text,
+               "meta": meta or {}}
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(doc, handle)
+        os.replace(tmp, path + ".json")
+
+    @classmethod
+    def load(cls, path) -> "RuleTables":
+        path = os.fspath(path)
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+        with open(path + ".json", encoding="utf-8") as handle:
+            doc = json.load(handle)
+        return cls(arrays["comb_n"], arrays["comb_keys"], arrays["comb_refs"], arrays["comb_goal"],
+                   arrays["comb_template"], arrays["comb_graph"], arrays["comb_crossing"], doc["comb_text"],
+                   arrays["arc_in"], arrays["arc_goal"], arrays["arc_parent"], arrays["arc_child"],
+                   arrays["arc_xcreate"], arrays["arc_graph"], arrays["arc_crossing"], doc["arc_text"])
+
+
+@lru_cache(maxsize=None)
+def full_tables() -> RuleTables:
+    """Tables of all 49,292 rules (built once per process, in about a second)."""
+    arcs, combos = generate_rules()
+    sid = state_ids()
+    m = len(combos)
+    comb_n = np.array([len(r.spans) for r in combos], dtype=np.int8)
+    keys = np.full((m, 3), -1, dtype=np.int32)
+    refs = np.zeros((m, 3), dtype=np.int8)
+    for k, r in enumerate(combos):
+        for t, (span, st, ref) in enumerate(zip(r.spans, r.states, r.refs)):
+            keys[k, t] = SPAN_INDEX[span] * N_STATES + sid[st]
+            refs[k, t] = REF_CODES.index(ref)
+    goal = np.array([SPAN_INDEX[r.goal_span] * N_STATES + sid[r.goal_state] for r in combos], dtype=np.int32)
+    a_in, a_goal, a_par, a_ch, a_x = [], [], [], [], []
+    for r in arcs:
+        xcreate = r.span == "___I" and r.crossing
+        a_in.append(SPAN_INDEX[r.span] * N_STATES + sid[r.state])
+        if xcreate:
+            a_goal.append(sid[r.goal_state])
+        else:
+            a_goal.append(SPAN_INDEX[r.goal_mult + r.span[1:] if r.goal_mult != "_" else r.span] * N_STATES
+                          + sid[r.goal_state])
+        a_par.append(POINT[r.parent])
+        a_ch.append(POINT[r.child])
+        a_x.append(xcreate)
+    return RuleTables(
+        comb_n, keys, refs, goal, np.array([r.template for r in combos], dtype=np.int16),
+        np.array([r.graph for r in combos]), np.array([r.crossing for r in combos]), [r.text() for r in combos],
+        np.array(a_in, dtype=np.int32), np.array(a_goal, dtype=np.int32), np.array(a_par, dtype=np.int8),
+        np.array(a_ch, dtype=np.int8), np.array(a_x), np.array([r.graph for r in arcs]),
+        np.array([r.crossing for r in arcs]), [r.text() for r in arcs])
