@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test figures bench check-full notebooks lab clean
+.PHONY: help install demo test test-browser figures bench check-full notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -24,12 +24,18 @@ demo: $(STAMP) ## read the PTB sample, convert and classify every tree, print th
 test: $(STAMP) ## run the whole suite, notebooks included (quick mode)
 	PLGRAPH_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest tests --nbmake notebooks --nbmake-timeout=900 -q
 
+test-browser: $(STAMP) ## drive the arc explorer in headless Chromium (installs Debian's chromium if missing)
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	$(PY) -m pip install --quiet -e '.[notebooks,test,ui]'
+	PLGRAPH_QUICK=1 $(PY) -m pytest tests/test_browser.py -m browser -q -p no:cacheprovider
+
 figures: $(STAMP) ## regenerate everything in figures/
-	MPLBACKEND=Agg $(PY) -m plgraph.figures --out figures
+	MPLBACKEND=Agg $(PY) -m plgraph figures --out figures
 
 bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_coverage.py
 	$(PY) bench/bench_rules.py
+	$(PY) bench/bench_viz.py
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)
 	MPLBACKEND=Agg $(PY) -m pytest tests -m slow -q

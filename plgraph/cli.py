@@ -4,6 +4,7 @@ Commands
 --------
 coverage   the two coverage tables of the seed, ours beside the paper's
 convert    PTB <-> SHP conversion of one file
+figures    regenerate every figure of figures/ (same as ``python -m plgraph.figures``)
 
 Each subsystem adds its commands from its own module: a module listed in
 :data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds sub-commands
@@ -126,6 +127,15 @@ COMMAND_MODULES: list[str] = [
 ]
 
 
+def cmd_figures(args) -> int:
+    from . import figures
+
+    argv = ["--out", args.out] + (["--ptb", args.ptb] if args.ptb else [])
+    for name in args.only or []:
+        argv += ["--only", name]
+    return figures.main(argv)
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
@@ -144,6 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="skip sentences with dangling co-indices")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="show progress bars")
     p.set_defaults(func=cmd_coverage)
+
+    p = sub.add_parser("figures", help="regenerate every figure of figures/ from the library")
+    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--only", action="append", help="regenerate only this figure (repeatable)")
+    p.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
+    p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser("convert", help="convert a file between PTB brackets and SHP")
     p.add_argument("input", help="input file (.shp is read as SHP, anything else as PTB brackets)")

@@ -193,8 +193,57 @@ def _rules(outdir, ptb=None) -> list[Path]:
     return written
 
 
+def example_sentences(sentences) -> dict:
+    """The shortest sentence of each structure class (ties: first id), for the example drawings."""
+    from .structure import classify
+
+    picks: dict = {}
+    for s in sentences:
+        st = classify(s.graph)
+        if st.cyclic:
+            key = "cyclic"
+        elif not st.one_endpoint_crossing:
+            key = "not-1ec"
+        elif st.category == "projective tree":
+            key = "projective-tree"
+        elif st.category == "projective graph":
+            key = "projective-graph"
+        else:
+            key = "1ec"
+        if (s.graph.kind == 1).sum() == 0 and key != "projective-tree":
+            continue
+        best = picks.get(key)
+        if best is None or len(s.graph.words) < len(best.graph.words):
+            picks[key] = s
+    order = ("projective-tree", "projective-graph", "1ec", "not-1ec", "cyclic")
+    return {k: picks[k] for k in order if k in picks}
+
+
+def _examples(outdir, ptb=None) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    from .corpora import Corpus
+    from .coverage import _atomic_write
+    from .viz import render_figure, render_svg
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for key, s in example_sentences(Corpus("all", ptb).sentences()).items():
+        base = out / f"example_{key}"
+        _atomic_write(base.with_suffix(".svg"), render_svg(s.graph))
+        written.append(base.with_suffix(".svg"))
+        fig = render_figure(s.graph)
+        tmp = base.with_name(".tmp-" + base.name + ".png")
+        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
+        os.replace(tmp, base.with_suffix(".png"))
+        plt.close(fig)
+        written.append(base.with_suffix(".png"))
+    return written
+
+
 #: name -> function(outdir, ptb) writing that figure's files
-FIGURES = {"coverage": _coverage, "rules": _rules}
+FIGURES = {"coverage": _coverage, "rules": _rules, "examples": _examples}
 
 
 def main(argv=None) -> int:

@@ -46,6 +46,44 @@ def has_directed_cycle(edges) -> bool:
     return False
 
 
+def crossing_pairs(spans):
+    return [(a, b) for a in range(len(spans)) for b in range(a + 1, len(spans)) if crosses(spans[a], spans[b])]
+
+
+def violating_edges(spans):
+    """Edges whose crossers have no common end point."""
+    out = []
+    for e in spans:
+        crossers = [f for f in spans if crosses(e, f)]
+        common = set(crossers[0]) if crossers else set()
+        for f in crossers[1:]:
+            common &= set(f)
+        out.append(bool(crossers) and not common)
+    return out
+
+
+def cycle_edges(edges):
+    """Edges c -> p such that c can be reached from p."""
+    out = []
+    for c, p in edges:
+        if c == p:
+            out.append(False)
+            continue
+        seen = {p}
+        stack = [p]
+        found = False
+        while stack:
+            v = stack.pop()
+            for a, b in edges:
+                if a == v and a != b and b not in seen:
+                    if b == c:
+                        found = True
+                    seen.add(b)
+                    stack.append(b)
+        out.append(found)
+    return out
+
+
 def has_locked_chain(spans) -> bool:
     """Locked chain: the steps of the reference's check_for_locked_chain.py, with
     every candidate tried in the chain walk."""

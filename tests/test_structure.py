@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import naive
-from plgraph.structure import (classify_edges, crossing_flags, greedy_representable, has_directed_cycle,
-                               has_locked_chain)
+from plgraph.structure import (classify_edges, crossing_flags, crossing_pairs, cycle_edges, greedy_representable,
+                               has_directed_cycle, has_locked_chain, violating_edges)
 
 
 @st.composite
@@ -128,3 +128,15 @@ def test_classify_validates_input():
         classify_edges(2, [1, 3], [0, 1])
     with pytest.raises(ValueError):
         classify_edges(2, [1, 2], [0, 1], root="middle")
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_graphs())
+def test_edge_problem_kernels_match_naive(g):
+    n, child, parent, kind = g
+    c, p, _ = _points(n, child, parent)
+    lo, hi = np.minimum(c, p), np.maximum(c, p)
+    spans = list(zip(lo.tolist(), hi.tolist()))
+    assert [tuple(x) for x in crossing_pairs(lo, hi).tolist()] == naive.crossing_pairs(spans)
+    assert violating_edges(lo, hi).tolist() == naive.violating_edges(spans)
+    assert cycle_edges(n + 1, c, p).tolist() == naive.cycle_edges(list(zip(c.tolist(), p.tolist())))

@@ -25,10 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, TRACE
-from ._kernels import crossing_flags, greedy_representable, has_directed_cycle, has_locked_chain
+from ._kernels import (crossing_flags, crossing_pairs, cycle_edges, greedy_representable, has_directed_cycle,
+                       has_locked_chain, violating_edges)
 
 __all__ = ["Structure", "classify", "classify_edges", "representable_mask", "crossing_flags",
-           "has_directed_cycle", "has_locked_chain", "greedy_representable", "CATEGORIES", "warmup"]
+           "has_directed_cycle", "has_locked_chain", "greedy_representable", "CATEGORIES", "warmup",
+           "edge_problems", "EdgeProblems"]
 
 #: Structure categories in the order of the thesis's table.
 CATEGORIES = ("projective tree", "projective graph", "one-endpoint crossing", "other")
@@ -127,6 +129,36 @@ def representable_mask(graph: Graph) -> np.ndarray:
     return keep
 
 
+@dataclass(frozen=True)
+class EdgeProblems:
+    """Per-edge structure of a graph (edge indices refer to the graph's arrays).
+
+    ``crossing``: (k, 2) array of crossing edge pairs; ``violating``: edges whose
+    crossers share no end point (1EC violations); ``on_cycle``: edges on a directed
+    cycle.  Self-loops take part in none of them.
+    """
+
+    crossing: np.ndarray
+    violating: np.ndarray
+    on_cycle: np.ndarray
+
+
+def edge_problems(graph: Graph, root: str = "end") -> EdgeProblems:
+    """Which edges cross, violate 1EC, or lie on a cycle (for drawing and diagnosis)."""
+    n = len(graph.words)
+    c, p = _as_points(n, graph.child, graph.parent, root)
+    idx = np.flatnonzero(c != p)
+    lo = np.minimum(c[idx], p[idx])
+    hi = np.maximum(c[idx], p[idx])
+    pairs = idx[crossing_pairs(lo, hi)] if idx.size else np.empty((0, 2), np.int64)
+    violating = np.zeros(c.shape[0], bool)
+    on_cycle = np.zeros(c.shape[0], bool)
+    if idx.size:
+        violating[idx] = violating_edges(lo, hi)
+        on_cycle[idx] = cycle_edges(n + 1, c[idx], p[idx])
+    return EdgeProblems(pairs.reshape(-1, 2), violating, on_cycle)
+
+
 def warmup() -> None:
     """Compile (or load from cache) every kernel on a three-word graph."""
     child = np.array([1, 2, 3, 1], np.int32)
@@ -134,3 +166,7 @@ def warmup() -> None:
     classify_edges(3, child, parent)
     c, p = _as_points(3, child, parent, "end")
     greedy_representable(3, c, p, np.array([False, False, False, True]))
+    lo, hi = np.minimum(c, p), np.maximum(c, p)
+    crossing_pairs(lo, hi)
+    violating_edges(lo, hi)
+    cycle_edges(4, c, p)

@@ -360,3 +360,97 @@ def greedy_representable(n_words, src, tgt, is_trace):
     for e in range(m):
         keep[e] = not excluded[e]
     return keep
+
+
+@njit(cache=NUMBA_CACHE)
+def crossing_pairs(lo, hi):
+    """All pairs (a, b), a < b, of edges whose spans cross; shape (k, 2)."""
+    m = lo.shape[0]
+    count = 0
+    for a in range(m):
+        for b in range(a + 1, m):
+            if _cross(lo[a], hi[a], lo[b], hi[b]):
+                count += 1
+    out = np.empty((count, 2), np.int64)
+    t = 0
+    for a in range(m):
+        for b in range(a + 1, m):
+            if _cross(lo[a], hi[a], lo[b], hi[b]):
+                out[t, 0] = a
+                out[t, 1] = b
+                t += 1
+    return out
+
+
+@njit(cache=NUMBA_CACHE)
+def violating_edges(lo, hi):
+    """Mask of edges whose crossers do not all share an end point (1EC violations)."""
+    m = lo.shape[0]
+    out = np.zeros(m, np.bool_)
+    if m == 0:
+        return out
+    maxpos = 0
+    for i in range(m):
+        if hi[i] > maxpos:
+            maxpos = hi[i]
+    mark_in = np.full(maxpos + 1, -1, np.int64)
+    mark_out = np.full(maxpos + 1, -1, np.int64)
+    for i in range(m):
+        l = lo[i]
+        r = hi[i]
+        n_in = 0
+        n_out = 0
+        for j in range(m):
+            a = lo[j]
+            b = hi[j]
+            if l < a < r < b:
+                ins, outs = a, b
+            elif a < l < b < r:
+                ins, outs = b, a
+            else:
+                continue
+            if mark_in[ins] != i:
+                mark_in[ins] = i
+                n_in += 1
+            if mark_out[outs] != i:
+                mark_out[outs] = i
+                n_out += 1
+        out[i] = n_in > 1 and n_out > 1
+    return out
+
+
+@njit(cache=NUMBA_CACHE)
+def cycle_edges(n_points, child, parent):
+    """Mask of edges that lie on a directed cycle (child -> parent links):
+    an edge c -> p is on a cycle iff c is reachable from p."""
+    m = child.shape[0]
+    start = np.zeros(n_points + 1, np.int64)
+    for e in range(m):
+        start[child[e] + 1] += 1
+    for v in range(n_points):
+        start[v + 1] += start[v]
+    adj = np.empty(m, np.int64)
+    fill = start[:-1].copy()
+    for e in range(m):
+        adj[fill[child[e]]] = parent[e]
+        fill[child[e]] += 1
+    # reach[v, u]: u reachable from v
+    reach = np.zeros((n_points, n_points), np.bool_)
+    stack = np.empty(n_points + m + 1, np.int64)
+    for v in range(n_points):
+        top = 0
+        stack[top] = v
+        top += 1
+        while top > 0:
+            top -= 1
+            u = stack[top]
+            for k in range(start[u], start[u + 1]):
+                w = adj[k]
+                if not reach[v, w]:
+                    reach[v, w] = True
+                    stack[top] = w
+                    top += 1
+    out = np.zeros(m, np.bool_)
+    for e in range(m):
+        out[e] = child[e] != parent[e] and reach[parent[e], child[e]]
+    return out
