@@ -10,18 +10,17 @@ kernels are warmed up first; the best of ``--repeat`` runs is reported.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
-import time
+
+from _util import best_of, pin_one_core
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    pin_one_core()
     import plgraph
     from plgraph.convert import tree_to_graph
     from plgraph.data import find_corpus, sample_files
@@ -38,13 +37,7 @@ def main() -> int:
         return out
 
     def best(fn):
-        times = []
-        result = None
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            result = fn()
-            times.append(time.perf_counter() - start)
-        return min(times), result
+        return best_of(fn, args.repeat)
 
     t_read, items = best(read_all)
     t_conv, graphs = best(lambda: [tree_to_graph(i.tree, sid=i.id) for i in items])

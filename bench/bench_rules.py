@@ -11,30 +11,23 @@ part of the Scala parser.
 from __future__ import annotations
 
 import argparse
-import os
 import platform
 import sys
-import time
+
+from _util import best_of, pin_one_core
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    pin_one_core()
     import plgraph
     from plgraph.rules import count_rules, derive, full_tables, generate_rules
     from plgraph.rules.derive import graph_points
 
     def best(fn):
-        times = []
-        out = None
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            out = fn()
-            times.append(time.perf_counter() - start)
-        return min(times), out
+        return best_of(fn, args.repeat)
 
     def gen():
         generate_rules.cache_clear()

@@ -10,18 +10,18 @@ spaCy's displaCy (the style anchor) draws trees only and is not a dependency.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
+
+from _util import pin_one_core
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=20)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    pin_one_core()
     import plgraph
     from plgraph.viz import compute_layout, explore, render_svg
 

@@ -114,11 +114,34 @@ def _edges_complete(adj, n_points, letters, v, lo, hi, sp, sq, so, sstate, nsub)
     return True
 
 
+# columns of the item table
+C_P, C_Q, C_O, C_KEY, C_COUNT, C_KIND, C_RULE, C_A, C_B, C_C = range(10)
+
+
 @njit(cache=NUMBA_CACHE)
-def _grow(arr, size):
-    out = np.empty(size, arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out
+def _add(items, count, first, p, q, o, key, mult, kind, rule, a, b, c):
+    """Add ``mult`` derivations of item (p, q, o, key) to the cell that starts at
+    row ``first``: accumulate into an existing row or append one (growing the
+    table).  The first way an item is built is kept as its back-pointer."""
+    for r in range(first, count):
+        if items[r, C_O] == o and items[r, C_KEY] == key:
+            items[r, C_COUNT] += mult
+            return items, count
+    if count >= items.shape[0]:
+        bigger = np.empty((2 * items.shape[0], items.shape[1]), np.int64)
+        bigger[:count] = items[:count]
+        items = bigger
+    items[count, C_P] = p
+    items[count, C_Q] = q
+    items[count, C_O] = o
+    items[count, C_KEY] = key
+    items[count, C_COUNT] = mult
+    items[count, C_KIND] = kind
+    items[count, C_RULE] = rule
+    items[count, C_A] = a
+    items[count, C_B] = b
+    items[count, C_C] = c
+    return items, count + 1
 
 
 @njit(cache=NUMBA_CACHE)
@@ -127,27 +150,19 @@ def graph_chart(adj, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, 
                 arc_rules, strict):
     """Run the chart for one graph.
 
-    Returns ``(n_items, ip, iq, io, ikey, icount, bkind, brule, bc0, bc1, bc2,
-    goal_item, goal_count)``: item end points, external point (-1 none), key,
-    derivation count, and back-pointer (kind, rule, child items); ``goal_item``
-    is the goal item (-1 if none) and ``goal_count`` the number of derivations.
+    Returns ``(items, n_items, goal_item, goal_count)``: ``items[:n_items]`` has one
+    row per item with the columns ``C_P, C_Q, C_O`` (end points, external point or
+    -1), ``C_KEY``, ``C_COUNT`` (number of derivations) and the back-pointer
+    ``C_KIND, C_RULE, C_A, C_B, C_C`` (kind, rule, child rows or -1);
+    ``goal_item`` is the goal's row (-1 if none) and ``goal_count`` the number of
+    derivations of the graph.
     """
     n = adj.shape[0]
     n_keys = 17 * N_STATES
-    cap = 256
-    ip = np.empty(cap, np.int64)
-    iq = np.empty(cap, np.int64)
-    io = np.empty(cap, np.int64)
-    ikey = np.empty(cap, np.int64)
-    icount = np.empty(cap, np.int64)
-    bkind = np.empty(cap, np.int64)
-    brule = np.empty(cap, np.int64)
-    bc0 = np.empty(cap, np.int64)
-    bc1 = np.empty(cap, np.int64)
-    bc2 = np.empty(cap, np.int64)
+    items = np.empty((256, 10), np.int64)
+    count = 0
     cstart = np.zeros((n, n), np.int64)
     cend = np.zeros((n, n), np.int64)
-    count = 0
     sp = np.empty(3, np.int64)
     sq = np.empty(3, np.int64)
     so = np.empty(3, np.int64)
@@ -161,194 +176,125 @@ def graph_chart(adj, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, 
     for width in range(1, n):
         for p in range(0, n - width):
             q = p + width
-            cstart[p, q] = count
-            # ---- add(item) is inlined as: find existing (o, key) in this cell or append
+            first = count
+            cstart[p, q] = first
             if width == 1:
-                if count >= cap:
-                    cap *= 2
-                    ip = _grow(ip, cap); iq = _grow(iq, cap); io = _grow(io, cap); ikey = _grow(ikey, cap)
-                    icount = _grow(icount, cap); bkind = _grow(bkind, cap); brule = _grow(brule, cap)
-                    bc0 = _grow(bc0, cap); bc1 = _grow(bc1, cap); bc2 = _grow(bc2, cap)
-                ip[count] = p; iq[count] = q; io[count] = -1; ikey[count] = I_SPAN * N_STATES + F_F_STATE
-                icount[count] = 1; bkind[count] = KIND_INIT; brule[count] = -1
-                bc0[count] = -1; bc1[count] = -1; bc2[count] = -1
-                count += 1
-            else:
-                for k in range(p + 1, q):
-                    for a in range(cstart[p, k], cend[p, k]):
-                        ka = ikey[a]
-                        # binary combinations
-                        for b in range(cstart[k, q], cend[k, q]):
-                            kb = ikey[b]
+                items, count = _add(items, count, first, p, q, -1, I_SPAN * N_STATES + F_F_STATE, 1, KIND_INIT,
+                                    -1, -1, -1, -1)
+            for k in range(p + 1, q):
+                for a in range(cstart[p, k], cend[p, k]):
+                    ka = items[a, C_KEY]
+                    oa = items[a, C_O]
+                    # binary combinations
+                    for b in range(cstart[k, q], cend[k, q]):
+                        kb = items[b, C_KEY]
+                        ob = items[b, C_O]
+                        base = ka * n_keys + kb
+                        for ridx in range(bin_start[base], bin_start[base + 1]):
+                            r = bin_rules[ridx]
+                            if not comb_ok[r]:
+                                continue
+                            ra = comb_refs[r, 0]
+                            rb = comb_refs[r, 1]
+                            if ra == REF_IPLUS and k != p + 1:
+                                continue
+                            if not _ref_ok(ra, oa, p, k, -1, q, False) or not _ref_ok(rb, ob, p, k, -1, q, False):
+                                continue
+                            go = oa if ra == REF_XP else -1
+                            if rb == REF_XP:
+                                if go >= 0 and go != ob:
+                                    continue
+                                go = ob
+                            if strict and ka // N_STATES == I_SPAN and kb // N_STATES == I_SPAN:
+                                if ka % N_STATES == F_F_STATE and k - p > 1:
+                                    continue
+                            sp[0] = p; sq[0] = k; so[0] = oa; ss[0] = ka % N_STATES
+                            sp[1] = k; sq[1] = q; so[1] = ob; ss[1] = kb % N_STATES
+                            if not _edges_complete(adj, n, letters, k, p, q, sp, sq, so, ss, 2):
+                                continue
+                            items, count = _add(items, count, first, p, q, go, comb_goal[r],
+                                                items[a, C_COUNT] * items[b, C_COUNT], KIND_COMB, r, a, b, -1)
+                    # ternary combinations
+                    if not has_ternary[ka]:
+                        continue
+                    for l in range(k + 1, q):
+                        for b in range(cstart[k, l], cend[k, l]):
+                            kb = items[b, C_KEY]
+                            ob = items[b, C_O]
                             base = ka * n_keys + kb
-                            for ridx in range(bin_start[base], bin_start[base + 1]):
-                                r = bin_rules[ridx]
-                                if not comb_ok[r]:
-                                    continue
-                                ra = comb_refs[r, 0]
-                                rb = comb_refs[r, 1]
-                                if ra == REF_IPLUS and k != p + 1:
-                                    continue
-                                if not _ref_ok(ra, io[a], p, k, -1, q, False):
-                                    continue
-                                if not _ref_ok(rb, io[b], p, k, -1, q, False):
-                                    continue
-                                go = -1
-                                if ra == REF_XP:
-                                    go = io[a]
-                                if rb == REF_XP:
-                                    if go >= 0 and go != io[b]:
+                            if ter_start[base] == ter_start[base + 1]:
+                                continue
+                            for c2 in range(cstart[l, q], cend[l, q]):
+                                kc = items[c2, C_KEY]
+                                oc = items[c2, C_O]
+                                for ridx in range(ter_start[base], ter_start[base + 1]):
+                                    r = ter_rules[ridx]
+                                    if not comb_ok[r] or comb_keys[r, 2] != kc:
                                         continue
-                                    go = io[b]
-                                if strict and ka // N_STATES == I_SPAN and kb // N_STATES == I_SPAN:
-                                    if ka % N_STATES == F_F_STATE and k - p > 1:
+                                    r0 = comb_refs[r, 0]
+                                    r1 = comb_refs[r, 1]
+                                    r2 = comb_refs[r, 2]
+                                    if not (_ref_ok(r0, oa, p, k, l, q, True) and _ref_ok(r1, ob, p, k, l, q, True)
+                                            and _ref_ok(r2, oc, p, k, l, q, True)):
                                         continue
-                                sp[0] = p; sq[0] = k; so[0] = io[a]; ss[0] = ka % N_STATES
-                                sp[1] = k; sq[1] = q; so[1] = io[b]; ss[1] = kb % N_STATES
-                                if not _edges_complete(adj, n, letters, k, p, q, sp, sq, so, ss, 2):
-                                    continue
-                                gk = comb_goal[r]
-                                mult = icount[a] * icount[b]
-                                found = -1
-                                for c in range(cstart[p, q], count):
-                                    if io[c] == go and ikey[c] == gk:
-                                        found = c
-                                        break
-                                if found >= 0:
-                                    icount[found] += mult
-                                else:
-                                    if count >= cap:
-                                        cap *= 2
-                                        ip = _grow(ip, cap); iq = _grow(iq, cap); io = _grow(io, cap)
-                                        ikey = _grow(ikey, cap); icount = _grow(icount, cap)
-                                        bkind = _grow(bkind, cap); brule = _grow(brule, cap)
-                                        bc0 = _grow(bc0, cap); bc1 = _grow(bc1, cap); bc2 = _grow(bc2, cap)
-                                    ip[count] = p; iq[count] = q; io[count] = go; ikey[count] = gk
-                                    icount[count] = mult; bkind[count] = KIND_COMB; brule[count] = r
-                                    bc0[count] = a; bc1[count] = b; bc2[count] = -1
-                                    count += 1
-                        # ternary combinations
-                        if not has_ternary[ka]:
-                            continue
-                        for l in range(k + 1, q):
-                            for b in range(cstart[k, l], cend[k, l]):
-                                kb = ikey[b]
-                                base = ka * n_keys + kb
-                                if ter_start[base] == ter_start[base + 1]:
-                                    continue
-                                for c2 in range(cstart[l, q], cend[l, q]):
-                                    kc = ikey[c2]
-                                    for ridx in range(ter_start[base], ter_start[base + 1]):
-                                        r = ter_rules[ridx]
-                                        if not comb_ok[r] or comb_keys[r, 2] != kc:
-                                            continue
-                                        r0 = comb_refs[r, 0]
-                                        r1 = comb_refs[r, 1]
-                                        r2 = comb_refs[r, 2]
-                                        if not _ref_ok(r0, io[a], p, k, l, q, True):
-                                            continue
-                                        if not _ref_ok(r1, io[b], p, k, l, q, True):
-                                            continue
-                                        if not _ref_ok(r2, io[c2], p, k, l, q, True):
-                                            continue
-                                        go = -1
-                                        bad = False
-                                        for ref, oo in ((r0, io[a]), (r1, io[b]), (r2, io[c2])):
-                                            if ref == REF_XP:
-                                                if go >= 0 and go != oo:
-                                                    bad = True
-                                                go = oo
-                                        if bad:
-                                            continue
-                                        sp[0] = p; sq[0] = k; so[0] = io[a]; ss[0] = ka % N_STATES
-                                        sp[1] = k; sq[1] = l; so[1] = io[b]; ss[1] = kb % N_STATES
-                                        sp[2] = l; sq[2] = q; so[2] = io[c2]; ss[2] = kc % N_STATES
-                                        if not _edges_complete(adj, n, letters, k, p, q, sp, sq, so, ss, 3):
-                                            continue
-                                        if not _edges_complete(adj, n, letters, l, p, q, sp, sq, so, ss, 3):
-                                            continue
-                                        gk = comb_goal[r]
-                                        mult = icount[a] * icount[b] * icount[c2]
-                                        found = -1
-                                        for c in range(cstart[p, q], count):
-                                            if io[c] == go and ikey[c] == gk:
-                                                found = c
-                                                break
-                                        if found >= 0:
-                                            icount[found] += mult
-                                        else:
-                                            if count >= cap:
-                                                cap *= 2
-                                                ip = _grow(ip, cap); iq = _grow(iq, cap); io = _grow(io, cap)
-                                                ikey = _grow(ikey, cap); icount = _grow(icount, cap)
-                                                bkind = _grow(bkind, cap); brule = _grow(brule, cap)
-                                                bc0 = _grow(bc0, cap); bc1 = _grow(bc1, cap); bc2 = _grow(bc2, cap)
-                                            ip[count] = p; iq[count] = q; io[count] = go; ikey[count] = gk
-                                            icount[count] = mult; bkind[count] = KIND_COMB; brule[count] = r
-                                            bc0[count] = a; bc1[count] = b; bc2[count] = c2
-                                            count += 1
-            # ---- arc steps, in order of the number of direct edges among the points
+                                    go = -1
+                                    bad = False
+                                    for ref, oo in ((r0, oa), (r1, ob), (r2, oc)):
+                                        if ref == REF_XP:
+                                            if go >= 0 and go != oo:
+                                                bad = True
+                                            go = oo
+                                    if bad:
+                                        continue
+                                    sp[0] = p; sq[0] = k; so[0] = oa; ss[0] = ka % N_STATES
+                                    sp[1] = k; sq[1] = l; so[1] = ob; ss[1] = kb % N_STATES
+                                    sp[2] = l; sq[2] = q; so[2] = oc; ss[2] = kc % N_STATES
+                                    if not _edges_complete(adj, n, letters, k, p, q, sp, sq, so, ss, 3):
+                                        continue
+                                    if not _edges_complete(adj, n, letters, l, p, q, sp, sq, so, ss, 3):
+                                        continue
+                                    mult = items[a, C_COUNT] * items[b, C_COUNT] * items[c2, C_COUNT]
+                                    items, count = _add(items, count, first, p, q, go, comb_goal[r], mult,
+                                                        KIND_COMB, r, a, b, c2)
+            # arc steps, in order of the number of direct edges among the points
             for d in range(0, 4):
-                c = cstart[p, q]
+                c = first
                 while c < count:
-                    if ndirect[ikey[c] % N_STATES] != d:
+                    key = items[c, C_KEY]
+                    if ndirect[key % N_STATES] != d:
                         c += 1
                         continue
-                    key = ikey[c]
-                    o0 = io[c]
+                    o0 = items[c, C_O]
                     for ridx in range(arc_start[key], arc_start[key + 1]):
                         r = arc_rules[ridx]
                         if not arc_ok[r]:
                             continue
-                        if arc_xcreate[r]:
-                            lo_o, hi_o = 0, n
-                        else:
-                            lo_o, hi_o = o0, o0 + 1
+                        xcreate = arc_xcreate[r]
+                        lo_o, hi_o = (0, n) if xcreate else (o0, o0 + 1)
+                        par = arc_parent[r]
+                        chd = arc_child[r]
                         for o in range(lo_o, hi_o):
-                            if arc_xcreate[r]:
-                                if p <= o <= q:
-                                    continue
-                            pts0 = p
-                            pts1 = q
-                            par = arc_parent[r]
-                            chd = arc_child[r]
-                            pp = pts0 if par == 0 else (pts1 if par == 1 else o)
-                            cc = pts0 if chd == 0 else (pts1 if chd == 1 else o)
-                            if pp < 0 or cc < 0 or adj[cc, pp] == 0:
+                            if xcreate and p <= o <= q:
                                 continue
-                            if cc == n - 1:
-                                continue  # ROOT is never a child
-                            if arc_xcreate[r] and strict:
+                            pp = p if par == 0 else (q if par == 1 else o)
+                            cc = p if chd == 0 else (q if chd == 1 else o)
+                            if pp < 0 or cc < 0 or adj[cc, pp] == 0 or cc == n - 1:
+                                continue  # not an edge of the graph (ROOT is never a child)
+                            if xcreate and strict:
                                 if o == n - 1 and par != 2:
                                     continue
                                 if o == p - 1 and par != 1 and chd != 1:
                                     continue
                                 if o == q + 1 and par != 0 and chd != 0:
                                     continue
-                            if arc_xcreate[r]:
+                            if xcreate:
                                 gk = (X_RIGHT if o > q else X_LEFT) * N_STATES + arc_goal[r]
                                 go = o
                             else:
                                 gk = arc_goal[r]
                                 go = o0
-                            found = -1
-                            for e in range(cstart[p, q], count):
-                                if io[e] == go and ikey[e] == gk:
-                                    found = e
-                                    break
-                            if found >= 0:
-                                icount[found] += icount[c]
-                            else:
-                                if count >= cap:
-                                    cap *= 2
-                                    ip = _grow(ip, cap); iq = _grow(iq, cap); io = _grow(io, cap)
-                                    ikey = _grow(ikey, cap); icount = _grow(icount, cap)
-                                    bkind = _grow(bkind, cap); brule = _grow(brule, cap)
-                                    bc0 = _grow(bc0, cap); bc1 = _grow(bc1, cap); bc2 = _grow(bc2, cap)
-                                ip[count] = p; iq[count] = q; io[count] = go; ikey[count] = gk
-                                icount[count] = icount[c]; bkind[count] = KIND_ARC; brule[count] = r
-                                bc0[count] = c; bc1[count] = -1; bc2[count] = -1
-                                count += 1
+                            items, count = _add(items, count, first, p, q, go, gk, items[c, C_COUNT], KIND_ARC,
+                                                r, c, -1, -1)
                     c += 1
             cend[p, q] = count
 
@@ -357,7 +303,7 @@ def graph_chart(adj, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, 
     goal_count = 0
     want = 0 if adj[0, n - 1] != 0 else 1  # J_F___ (id 0) or j_F___ (id 1)
     for c in range(cstart[0, n - 1], cend[0, n - 1]):
-        if io[c] < 0 and ikey[c] == I_SPAN * N_STATES + want:
+        if items[c, C_O] < 0 and items[c, C_KEY] == I_SPAN * N_STATES + want:
             goal_item = c
-            goal_count += icount[c]
-    return (count, ip, iq, io, ikey, icount, bkind, brule, bc0, bc1, bc2, goal_item, goal_count)
+            goal_count += items[c, C_COUNT]
+    return items, count, goal_item, goal_count

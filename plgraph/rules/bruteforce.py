@@ -132,7 +132,7 @@ def _enumerate(n, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, bin
             res = graph_chart(adj, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, bin_start, bin_rules,
                               ter_start, ter_rules, has_ternary, arc_in, arc_goal, arc_parent, arc_child,
                               arc_xcreate, arc_ok, arc_start, arc_rules, strict)
-            count = res[12]
+            count = res[3]
             if count == 1:
                 n_one += 1
                 continue

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..graph import Graph
 from ..structure import classify_edges, representable_mask
-from ._chart import KIND_ARC, KIND_COMB, graph_chart
+from ._chart import C_A, C_B, C_C, C_KEY, C_KIND, C_O, C_P, C_Q, C_RULE, KIND_ARC, KIND_COMB, graph_chart
 from .tables import RuleTables, full_tables, key_text, state_letters
 
 
@@ -118,7 +118,7 @@ def derive_edges(n_points: int, edges, tables: RuleTables | None = None, strict:
     adj = _adjacency(n_points, edges)
     comb_ok = np.ones(t.n_comb, np.bool_) if comb_ok is None else np.asarray(comb_ok, np.bool_)
     arc_ok = np.ones(t.n_arc, np.bool_) if arc_ok is None else np.asarray(arc_ok, np.bool_)
-    (count, ip, iq, io, ikey, icount, bkind, brule, bc0, bc1, bc2, goal, goal_count) = graph_chart(
+    items, _, goal, goal_count = graph_chart(
         adj, state_letters(), t.comb_n, t.comb_keys, t.comb_refs, t.comb_goal, comb_ok, ix["bin_start"],
         ix["bin_rules"], ix["ter_start"], ix["ter_rules"], ix["has_ternary"], t.arc_in, t.arc_goal, t.arc_parent,
         t.arc_child, t.arc_xcreate, arc_ok, ix["arc_start"], ix["arc_rules"], strict)
@@ -139,18 +139,18 @@ def derive_edges(n_points: int, edges, tables: RuleTables | None = None, strict:
             order.append(it)
             continue
         stack.append((it, True))
-        for ch in (bc2[it], bc1[it], bc0[it]):
+        for ch in (items[it, C_C], items[it, C_B], items[it, C_A]):
             if ch >= 0:
                 stack.append((int(ch), False))
     for it in order:
-        kind = bkind[it]
-        if kind == KIND_COMB:
-            d.steps.append(Step("combination", int(brule[it]), int(ip[it]), int(iq[it]), int(io[it]), int(ikey[it])))
-        elif kind == KIND_ARC:
-            r = int(brule[it])
-            pts = (int(ip[it]), int(iq[it]), int(io[it]))
+        row = items[it]
+        pts = (int(row[C_P]), int(row[C_Q]), int(row[C_O]))
+        r = int(row[C_RULE])
+        if row[C_KIND] == KIND_COMB:
+            d.steps.append(Step("combination", r, *pts, int(row[C_KEY])))
+        elif row[C_KIND] == KIND_ARC:
             edge = (pts[t.arc_child[r]], pts[t.arc_parent[r]])
-            d.steps.append(Step("arc", r, pts[0], pts[1], pts[2], int(ikey[it]), edge))
+            d.steps.append(Step("arc", r, *pts, int(row[C_KEY]), edge))
     return d
 
 

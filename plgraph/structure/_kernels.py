@@ -21,6 +21,44 @@ def _cross(a1, b1, a2, b2):
 
 
 @njit(cache=NUMBA_CACHE)
+def _crossers(lo, hi, i, mark_in, mark_out):
+    """Edges crossing edge ``i``: (count, distinct inside end points, distinct
+    outside end points).  ``mark_in``/``mark_out`` are scratch arrays over
+    positions that must not hold ``i`` on entry."""
+    l = lo[i]
+    r = hi[i]
+    n_cross = 0
+    n_in = 0
+    n_out = 0
+    for j in range(lo.shape[0]):
+        a = lo[j]
+        b = hi[j]
+        if l < a < r < b:
+            ins, outs = a, b
+        elif a < l < b < r:
+            ins, outs = b, a
+        else:
+            continue
+        n_cross += 1
+        if mark_in[ins] != i:
+            mark_in[ins] = i
+            n_in += 1
+        if mark_out[outs] != i:
+            mark_out[outs] = i
+            n_out += 1
+    return n_cross, n_in, n_out
+
+
+@njit(cache=NUMBA_CACHE)
+def _scratch(hi):
+    maxpos = 0
+    for i in range(hi.shape[0]):
+        if hi[i] > maxpos:
+            maxpos = hi[i]
+    return np.full(maxpos + 1, -1, np.int64), np.full(maxpos + 1, -1, np.int64)
+
+
+@njit(cache=NUMBA_CACHE)
 def crossing_flags(lo, hi):
     """(projective, one_endpoint_crossing) for undirected spans ``lo[i] <= hi[i]``.
 
@@ -28,37 +66,14 @@ def crossing_flags(lo, hi):
     every edge, the end points of its crossers that lie inside it, and those
     that lie outside it, must not both take two or more distinct values.
     """
-    m = lo.shape[0]
-    projective = True
-    if m == 0:
+    if lo.shape[0] == 0:
         return True, True
-    maxpos = 0
-    for i in range(m):
-        if hi[i] > maxpos:
-            maxpos = hi[i]
-    mark_in = np.full(maxpos + 1, -1, np.int64)
-    mark_out = np.full(maxpos + 1, -1, np.int64)
-    for i in range(m):
-        l = lo[i]
-        r = hi[i]
-        n_in = 0
-        n_out = 0
-        for j in range(m):
-            a = lo[j]
-            b = hi[j]
-            if l < a < r < b:
-                ins, outs = a, b
-            elif a < l < b < r:
-                ins, outs = b, a
-            else:
-                continue
+    mark_in, mark_out = _scratch(hi)
+    projective = True
+    for i in range(lo.shape[0]):
+        n_cross, n_in, n_out = _crossers(lo, hi, i, mark_in, mark_out)
+        if n_cross:
             projective = False
-            if mark_in[ins] != i:
-                mark_in[ins] = i
-                n_in += 1
-            if mark_out[outs] != i:
-                mark_out[outs] = i
-                n_out += 1
         if n_in > 1 and n_out > 1:
             return False, False
     return projective, True
@@ -389,32 +404,9 @@ def violating_edges(lo, hi):
     out = np.zeros(m, np.bool_)
     if m == 0:
         return out
-    maxpos = 0
+    mark_in, mark_out = _scratch(hi)
     for i in range(m):
-        if hi[i] > maxpos:
-            maxpos = hi[i]
-    mark_in = np.full(maxpos + 1, -1, np.int64)
-    mark_out = np.full(maxpos + 1, -1, np.int64)
-    for i in range(m):
-        l = lo[i]
-        r = hi[i]
-        n_in = 0
-        n_out = 0
-        for j in range(m):
-            a = lo[j]
-            b = hi[j]
-            if l < a < r < b:
-                ins, outs = a, b
-            elif a < l < b < r:
-                ins, outs = b, a
-            else:
-                continue
-            if mark_in[ins] != i:
-                mark_in[ins] = i
-                n_in += 1
-            if mark_out[outs] != i:
-                mark_out[outs] = i
-                n_out += 1
+        _, n_in, n_out = _crossers(lo, hi, i, mark_in, mark_out)
         out[i] = n_in > 1 and n_out > 1
     return out
 
