@@ -50,3 +50,30 @@ clean: ## remove build products, test caches and numba's compiled kernels
 	rm -rf build *.egg-info .pytest_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -path ./$(VENV) -prune -o \( -name '*.nbi' -o -name '*.nbc' \) -type f -exec rm -f {} +
+
+.PHONY: dep-models dep-basque bench-dep
+FIND_CORPUS = $(shell $(PY) -c "from plgraph.data import find_corpus; print(find_corpus('$(1)'))" 2>/dev/null)
+NEED_CORPUS = @test -n "$(call FIND_CORPUS,$(1))" || $(PY) -c "from plgraph.data import find_corpus; find_corpus('$(1)')"
+DEP_EWT = $(call FIND_CORPUS,ud-english-ewt)
+dep-models: $(STAMP) ## train the EWT dependency parsers with the defaults (runs/dep-ewt-1, runs/dep-ewt-2) and score test
+	$(call NEED_CORPUS,ud-english-ewt)
+	for o in 1 2; do $(PY) -m plgraph dep train --train $(DEP_EWT)/en_ewt-ud-train.conllu --dev $(DEP_EWT)/en_ewt-ud-dev.conllu \
+		--model runs/dep-ewt-$$o --order $$o || exit 1; done
+	for o in 1 2; do $(PY) -m plgraph dep parse --model runs/dep-ewt-$$o $(DEP_EWT)/en_ewt-ud-test.conllu --out runs/dep-ewt-$$o/test.conllu && \
+		$(PY) -m plgraph dep eval $(DEP_EWT)/en_ewt-ud-test.conllu runs/dep-ewt-$$o/test.conllu || exit 1; done
+
+DEP_EUS = $(call FIND_CORPUS,conll2007)
+DEP_BDT = $(call FIND_CORPUS,ud-basque-bdt-r1.4)
+dep-basque: $(STAMP) ## Basque: NLTK's CoNLL 2007 eus (last 10% of train as dev) and UD Basque-BDT r1.4, orders 1 and 2, test scores
+	$(call NEED_CORPUS,conll2007)
+	$(call NEED_CORPUS,ud-basque-bdt-r1.4)
+	for o in 1 2; do \
+		$(PY) -m plgraph dep train --train $(DEP_EUS)/eus.train --holdout 0.1 --model runs/dep-eus-$$o --order $$o && \
+		$(PY) -m plgraph dep parse --model runs/dep-eus-$$o $(DEP_EUS)/eus.test --out runs/dep-eus-$$o/test.conllu && \
+		$(PY) -m plgraph dep eval $(DEP_EUS)/eus.test runs/dep-eus-$$o/test.conllu && \
+		$(PY) -m plgraph dep train --train $(DEP_BDT)/eu-ud-train.conllu --dev $(DEP_BDT)/eu-ud-dev.conllu --model runs/dep-bdt-$$o --order $$o && \
+		$(PY) -m plgraph dep parse --model runs/dep-bdt-$$o $(DEP_BDT)/eu-ud-test.conllu --out runs/dep-bdt-$$o/test.conllu && \
+		$(PY) -m plgraph dep eval $(DEP_BDT)/eu-ud-test.conllu runs/dep-bdt-$$o/test.conllu || exit 1; done
+
+bench-dep: $(STAMP) ## dependency parser speed targets (bench/bench_dep.py; uses the models of `make dep-models`)
+	$(PY) bench/bench_dep.py --model1 runs/dep-ewt-1 --model2 runs/dep-ewt-2

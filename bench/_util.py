@@ -5,10 +5,19 @@ import os
 import time
 
 
+_START_CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def pin_cores(cores: int) -> None:
+    """Run on the first ``cores`` of the cores the process could use when it started (targets
+    name a core count; pinning to one core and later to two works)."""
+    if _START_CORES:
+        os.sched_setaffinity(0, set(_START_CORES[:cores]))
+
+
 def pin_one_core() -> None:
     """Run on a single core (the targets are stated per core)."""
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    pin_cores(1)
 
 
 def best_of(fn, repeat: int):

@@ -27,13 +27,10 @@ last word (``root="end"``), as in the reference parser.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from . import paper
+from .atomic import atomic_text
 from .convert import ConversionOptions, tree_to_graph
 from .errors import InputError
 from .ptb.reader import BadSentence
@@ -115,7 +112,7 @@ class CoverageResult:
         rec = sum(r["acyclic_pct"] for r in self.structure_table[:3])
         lines.append(f"{'Recoverable (bold rows)':24s} {rec:8.2f} {97.17:7.2f}")
         lines.append("")
-        lines.append(f"Coverage by representation step (%, ours vs. thesis)")
+        lines.append("Coverage by representation step (%, ours vs. thesis)")
         lines.append(f"{'Step':42s} {'sent.':>7s} {'paper':>7s}   {'edges':>7s} {'paper':>7s}")
         for ours, pub in zip(self.coverage_table, paper.COVERAGE_TABLE):
             lines.append(f"{ours['step']:42s} {ours['sentences_pct']:7.2f} {pub[1]:7.2f}   "
@@ -128,18 +125,7 @@ class CoverageResult:
 
 
 def _atomic_write(path, text: str) -> None:
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_text(path, text)
 
 
 def _has_null(tree) -> bool:

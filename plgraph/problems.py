@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .graph import Graph, STRUCTURAL, TRACE
+from .graph import Graph, TRACE
 from .ptb.clean import base_label
 from .structure import classify, edge_problems, representable_mask
 

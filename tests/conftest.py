@@ -50,5 +50,32 @@ def sample_graphs(sample_trees):
     return [tree_to_graph(t.tree, sid=t.id) for t in sample_trees]
 
 
+# -- corpora of the dependency-parser tests ------------------------------------------------
+@pytest.fixture(scope="session")
+def ewt_dir() -> Path:
+    return corpus_or_skip("ud-english-ewt")
+
+
+@pytest.fixture(scope="session")
+def ewt_dev(ewt_dir):
+    """UD English-EWT dev sentences, read once per session."""
+    from plgraph.dep.conll import read_conll
+
+    return read_conll(ewt_dir / "en_ewt-ud-dev.conllu")
+
+
+@pytest.fixture(scope="session")
+def ewt_train_small(ewt_dir):
+    """The first 600 sentences of UD English-EWT train."""
+    from plgraph.dep.conll import read_conll
+
+    return read_conll(ewt_dir / "en_ewt-ud-train.conllu")[:600]
+
+
+@pytest.fixture(scope="session")
+def conll2007_dir() -> Path:
+    return corpus_or_skip("conll2007")
+
+
 def pytest_configure(config):
     os.environ.setdefault("MPLBACKEND", "Agg")

@@ -1,7 +1,21 @@
-"""Slow, obviously-correct twins of the numba kernels (compared on small inputs)."""
+"""Slow, obviously-correct twins of the numba kernels, compared with them on small inputs.
+
+Sections: graph structure (crossings, cycles, locked chains, representability), the 1EC
+deriver, first-order Eisner max-marginals and multiclass decoding (pruners), dependency
+trees, Eisner and the learners (plgraph.dep / plgraph.learn), and the language models
+(plgraph.lm: textbook Kneser-Ney formulas of Chen & Goodman 1998 and PLRE of seed 001,
+Eq. 33 and Algorithm 1, over dicts of word-id tuples and dense matrices).  Everything is
+plain Python over lists, dicts and small numpy arrays: no tries, flat tables or numba.
+"""
 from __future__ import annotations
 
-from collections import deque
+import math
+import unicodedata
+from collections import Counter, defaultdict, deque
+from functools import lru_cache
+from itertools import product
+
+import numpy as np
 
 
 def crosses(e, f) -> bool:
@@ -190,8 +204,6 @@ def greedy_representable(n_words, src, tgt, is_trace):
 def projective_tree_exists(n, edges):
     """Is there a single-root projective spanning tree over words 0..n-1 made of
     ``edges`` ((child, parent), ROOT = n)?  Tries every parent assignment."""
-    from itertools import product
-
     options = [[p for (c, p) in edges if c == w] for w in range(n)]
     for parents in product(*options):
         if sum(1 for p in parents if p == n) != 1:
@@ -217,8 +229,6 @@ def projective_tree_exists(n, edges):
 
 def enumerate_small_graphs(n):
     """Every graph the brute-force check considers, as sorted edge lists."""
-    from itertools import product
-
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
     out = []
     for choice in product((0, 1, 2), repeat=len(pairs)):
@@ -365,3 +375,225 @@ class NaiveDeriver:
             total += self._ways(source)
         self.memo[item] = total
         return total
+
+# =============================================================================================
+# dependency trees, Eisner and the learners (plgraph.dep, plgraph.learn)
+# =============================================================================================
+# ---------------------------------------------------------------------------------------------
+# trees
+
+
+def is_tree(heads) -> bool:
+    """heads[d] for d = 1..n (heads[0] ignored): every word reaches 0 without a cycle."""
+    n = len(heads) - 1
+    for d in range(1, n + 1):
+        seen = set()
+        v = d
+        while v != 0:
+            if v in seen or not 0 <= heads[v] <= n or heads[v] == v:
+                return False
+            seen.add(v)
+            v = heads[v]
+    return True
+
+
+def is_projective(heads) -> bool:
+    """No two arcs cross (ROOT = position 0 is on the line)."""
+    n = len(heads) - 1
+    arcs = [(min(heads[d], d), max(heads[d], d)) for d in range(1, n + 1)]
+    for a, b in arcs:
+        for c, e in arcs:
+            if a < c < b < e:
+                return False
+    return True
+
+
+def root_children(heads) -> int:
+    return sum(1 for d in range(1, len(heads)) if heads[d] == 0)
+
+
+@lru_cache(maxsize=None)
+def projective_trees(n: int, multi_root: bool = False) -> tuple:
+    """Every projective tree over n words (head tuples with heads[0] = -1), by
+    exhaustive search over head assignments with crossing arcs pruned early."""
+    out = []
+    heads = [-1] * (n + 1)
+
+    def crosses(a, b, c, e):
+        return a < c < b < e or c < a < e < b
+
+    def rec(d, arcs):
+        if d > n:
+            if is_tree(heads) and (multi_root or root_children(heads) == 1):
+                out.append(tuple(heads))
+            return
+        for h in range(0, n + 1):
+            if h == d:
+                continue
+            a, b = min(h, d), max(h, d)
+            if any(crosses(a, b, c, e) for c, e in arcs):
+                continue
+            heads[d] = h
+            rec(d + 1, arcs + [(a, b)])
+        heads[d] = -1
+
+    rec(1, [])
+    return tuple(out)
+
+
+def all_trees_bruteforce(n: int) -> list:
+    """Every head assignment that is a tree (for cross-checking the enumerator)."""
+    return [(-1,) + hs for hs in product(range(n + 1), repeat=n) if is_tree((-1,) + hs)]
+
+
+def siblings(heads):
+    """(h, s, d) triples of a tree: d follows s among h's dependents on one side
+    (s == h for the first dependent on each side, counted from the head outwards)."""
+    n = len(heads) - 1
+    out = []
+    for h in range(0, n + 1):
+        right = [d for d in range(h + 1, n + 1) if heads[d] == h]
+        left = [d for d in range(h - 1, 0, -1) if heads[d] == h]
+        for side in (right, left):
+            prev = h
+            for d in side:
+                out.append((h, prev, d))
+                prev = d
+    return out
+
+
+def tree_score(heads, S, SIB=None) -> float:
+    s = sum(S[heads[d]][d] for d in range(1, len(heads)))
+    if SIB is not None:
+        s += sum(SIB[h][p][d] for h, p, d in siblings(heads))
+    return s
+
+
+def best_tree(S, multi_root, SIB=None):
+    n = len(S) - 1
+    return max(projective_trees(n, multi_root), key=lambda t: tree_score(t, S, SIB))
+
+
+def max_marginals(S, multi_root, SIB=None):
+    """M[h][d] = best score of a projective tree containing h -> d (-inf if none)."""
+    n = len(S) - 1
+    M = [[-math.inf] * (n + 1) for _ in range(n + 1)]
+    for t in projective_trees(n, multi_root):
+        sc = tree_score(t, S, SIB)
+        for d in range(1, n + 1):
+            if sc > M[t[d]][d]:
+                M[t[d]][d] = sc
+    return M
+
+
+# ---------------------------------------------------------------------------------------------
+# pseudo-projective lifting (Nivre & Nilsson 2005), by the definitions
+
+
+def descendants(heads, h):
+    n = len(heads) - 1
+    out = set()
+    for d in range(1, n + 1):
+        v = d
+        while v != 0 and v != -1:
+            v = heads[v]
+            if v == h:
+                out.add(d)
+                break
+    return out
+
+
+def nonprojective_arcs(heads):
+    """Arcs h -> d with a word between them that h does not dominate."""
+    n = len(heads) - 1
+    bad = []
+    for d in range(1, n + 1):
+        h = heads[d]
+        lo, hi = min(h, d), max(h, d)
+        dom = descendants(heads, h)
+        if any(k not in dom for k in range(lo + 1, hi)):
+            bad.append(d)
+    return bad
+
+
+# ---------------------------------------------------------------------------------------------
+# learning: the dense AdaGrad of seed 000 Algorithm 1 (no lazy updates)
+
+
+def dense_adagrad(n_weights, batches, eta, C, reg, delta=1e-6):
+    """Run Algorithm 1 densely: for every batch, q += g^2 and UPDATE-ACTIVE on *all*
+    weights (g = 0 for inactive ones).  ``batches`` is a list of dicts {index: g}.
+    Returns the final weights, the weights before each batch, and the average of the
+    iterates after each batch."""
+    w = [0.0] * n_weights
+    q = [delta] * n_weights
+    total = [0.0] * n_weights
+    history = []
+    for g in batches:
+        history.append(list(w))
+        for f in range(n_weights):
+            gf = g.get(f, 0.0)
+            q[f] += gf * gf
+            sq = math.sqrt(q[f])
+            if reg == "l2":
+                w[f] = (w[f] * sq - eta * gf) / (eta * C + sq)
+            elif reg == "l1":
+                z = w[f] - eta / sq * gf
+                d = abs(z) - eta / sq * C
+                w[f] = math.copysign(max(0.0, d), z) if d > 0 else 0.0
+            else:
+                w[f] = w[f] - eta / sq * gf
+            total[f] += w[f]
+    average = [t / max(1, len(batches)) for t in total]
+    return w, history, average
+
+
+# ---------------------------------------------------------------------------------------------
+# label scoring with a pruned taxonomy, straight from the definition
+
+
+def label_score(features, label, paths, observed, weights):
+    """Score of ``label`` for a list of features: for each feature, its top weight plus,
+    for every level of the label's path, the weight of that node if the feature was
+    observed with a label below it, else the feature's "other" weight of that level.
+    ``observed[f]`` = set of taxonomy path prefixes seen with f; ``weights`` is a dict
+    keyed by (f, "top"), (f, "other", k) and (f, prefix)."""
+    s = 0.0
+    path = paths[label]
+    for f in features:
+        s += weights.get((f, "top"), 0.0)
+        for k in range(1, len(path) + 1):
+            node = path[:k]
+            if node in observed[f]:
+                s += weights.get((f, node), 0.0)
+            else:
+                s += weights.get((f, "other", k), 0.0)
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation
+
+
+def is_punct(form: str) -> bool:
+    return bool(form) and all(unicodedata.category(ch).startswith("P") for ch in form)
+
+
+def attachment_scores(gold, pred):
+    """gold/pred: lists of sentences, each a list of (form, head, deprel)."""
+    tot = uas = las = 0
+    totp = uasp = lasp = 0
+    for gs, ps in zip(gold, pred):
+        for (f, gh, gl), (_, ph, pl) in zip(gs, ps):
+            ok_h = gh == ph
+            ok_l = ok_h and gl.split(":")[0] == pl.split(":")[0]
+            tot += 1
+            uas += ok_h
+            las += ok_l
+            if not is_punct(f):
+                totp += 1
+                uasp += ok_h
+                lasp += ok_l
+    return {"uas": 100 * uas / tot, "las": 100 * las / tot, "uas_nopunct": 100 * uasp / totp,
+            "las_nopunct": 100 * lasp / totp}
+

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
 from plgraph.cli import main
 from plgraph.convert import canonical_indices

@@ -8,7 +8,6 @@ import pytest
 
 import naive
 from plgraph.convert import tree_to_graph
-from plgraph.graph import Graph
 from plgraph.ptb import read_ptb_string
 from plgraph.viz import compute_layout, explore, render_figure, render_svg, render_tikz
 

@@ -76,7 +76,7 @@ def _count(args) -> int:
         print(f"sentences without a derivation: {len(usage.failures)}")
         for sid, why in usage.failures[:20]:
             print(f"  {sid}: {why}")
-    print(f"\nmost frequent combination rules:")
+    print("\nmost frequent combination rules:")
     print(usage.table(t, top=args.top).to_string(index=False, columns=["template", "count", "share %",
                                                                         "cumulative %", "text"]))
     if args.json:

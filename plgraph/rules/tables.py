@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
+from ..atomic import atomic_json, atomic_savez_compressed
 from .generate import SPAN_CODES, generate_rules
 from .states import all_states, state_ids
 
@@ -140,21 +140,10 @@ class RuleTables:
         arrays = {k: getattr(self, k) for k in ("comb_n", "comb_keys", "comb_refs", "comb_goal", "comb_template",
                                                 "comb_graph", "comb_crossing", "arc_in", "arc_goal", "arc_parent",
                                                 "arc_child", "arc_xcreate", "arc_graph", "arc_crossing")}
-        folder = os.path.dirname(os.path.abspath(path)) or "."
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".npz", dir=folder)
-        os.close(fd)
-        try:
-            np.savez_compressed(tmp, **arrays)
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        atomic_savez_compressed(path, **arrays)
         doc = {"format": "plgraph-rules-1", "comb_text": self.comb_text, "arc_text": self.arc_text,
                "meta": meta or {}}
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=folder)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(doc, handle)
-        os.replace(tmp, path + ".json")
+        atomic_json(path + ".json", doc, indent=None)
 
     @classmethod
     def load(cls, path) -> "RuleTables":

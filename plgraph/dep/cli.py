@@ -1,0 +1,185 @@
+"""``python -m plgraph dep train|parse|eval`` -- the dependency parser's command line.
+
+::
+
+    python -m plgraph dep train --train T.conllu --dev D.conllu --model M [--order 1|2]
+                                [--epochs N] [--learner adagrad|pa|perceptron]
+    python -m plgraph dep parse --model M IN.conllu > OUT.conllu
+    python -m plgraph dep eval GOLD PRED [--json]
+
+``M`` is a folder (model.json + model.npz, checkpoints, log.jsonl).  Bad sentences in
+training data are skipped and counted (each listed with file:line); ``eval`` prints
+UAS/LAS with and without punctuation (CoNLL 2018 conventions, see
+:mod:`plgraph.dep.evaluate`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+
+def _progress(args):
+    return args.progress if args.progress is not None else sys.stderr.isatty()
+
+
+def _read(path, args, *, gold: bool, label: str):
+    from .conll import read_conll, sentences_only
+
+    items = read_conll(path, encoding=args.encoding, on_error="skip", require_heads=gold, check_tree=gold)
+    bad: list = []
+    sents = sentences_only(items, bad)
+    if bad:
+        print(f"plgraph dep: skipped {len(bad)} bad sentence(s) of {label} {path}:", file=sys.stderr)
+        for b in bad[:10]:
+            print(f"  {b}", file=sys.stderr)
+        if len(bad) > 10:
+            print(f"  ... and {len(bad) - 10} more", file=sys.stderr)
+    return sents
+
+
+def cmd_train(args) -> int:
+    from ..errors import InputError
+    from .model import DepConfig
+    from .train import (DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_LEARNER, DEFAULT_LEARNER_OPTIONS,
+                        DEFAULT_PRUNE_TOLERANCE, train)
+
+    train_sents = _read(args.train, args, gold=True, label="training file")
+    if not train_sents:
+        raise InputError("no usable training sentences", args.train)
+    dev_sents = _read(args.dev, args, gold=True, label="dev file") if args.dev else None
+    if args.holdout:
+        if dev_sents is not None:
+            raise InputError("give either --dev or --holdout, not both")
+        if not 0 < args.holdout < 1:
+            raise InputError(f"--holdout must be a fraction between 0 and 1, got {args.holdout}")
+        cut = len(train_sents) - max(1, int(round(args.holdout * len(train_sents))))
+        train_sents, dev_sents = train_sents[:cut], train_sents[cut:]
+        print(f"plgraph dep train: the last {len(dev_sents)} of {len(train_sents) + len(dev_sents)} training "
+              f"sentences are the dev set", file=sys.stderr)
+    config = DepConfig(order=args.order, root=args.root, pseudo_projective=args.pseudo_projective,
+                       label_constraint=args.label_constraint)
+    args.learner = args.learner or DEFAULT_LEARNER
+    args.epochs = args.epochs or DEFAULT_EPOCHS
+    args.batch_size = args.batch_size or DEFAULT_BATCH
+    opts = dict(DEFAULT_LEARNER_OPTIONS.get(args.learner, {}))
+    for key in ("eta", "C", "reg"):
+        val = getattr(args, key)
+        if val is not None:
+            if args.learner != "adagrad" and key != "C":
+                raise InputError(f"--{key} applies to --learner adagrad only")
+            opts[key] = None if (key == "reg" and val == "none") else val
+    if args.average:
+        if args.learner != "adagrad":
+            raise InputError("--average applies to --learner adagrad (PA and the perceptron average by default)")
+        opts["average"] = True
+    if args.learner == "perceptron":
+        opts.pop("C", None)
+    if args.no_average:
+        opts["average"] = False
+    start = time.perf_counter()
+    res = train(train_sents, dev_sents, args.model, config, learner=args.learner, learner_options=opts,
+                epochs=args.epochs, batch_size=args.batch_size, threads=args.threads, seed=args.seed,
+                prune_tolerance=None if args.no_prune else DEFAULT_PRUNE_TOLERANCE, resume=args.resume,
+                progress=_progress(args),
+                log=lambda s: print(s, file=sys.stderr, flush=True))
+    best = next((r for r in res.history if r["epoch"] == res.best_epoch), None)
+    msg = f"plgraph dep train: model in {args.model} (epoch {res.best_epoch or len(res.history)}"
+    if best and "dev_las" in best:
+        msg += f", dev UAS {best['dev_uas']:.2f} LAS {best['dev_las']:.2f}"
+    print(msg + f"), {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return 0
+
+
+def cmd_parse(args) -> int:
+    from .conll import format_conll, write_conll
+    from .model import DepModel
+
+    model = DepModel.load(args.model)
+    sents = _read(args.input, args, gold=False, label="input file")
+    if args.threads:
+        import numba
+
+        numba.set_num_threads(max(1, min(args.threads, numba.config.NUMBA_NUM_THREADS)))
+    start = time.perf_counter()
+    parsed = model.parse(sents)
+    dt = time.perf_counter() - start
+    if args.out:
+        write_conll(parsed, args.out)
+    else:
+        sys.stdout.write(format_conll(parsed))
+    print(f"plgraph dep parse: {len(parsed)} sentences in {dt:.2f} s ({len(parsed) / max(dt, 1e-9):.0f} sentences/s)",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from .conll import read_conll
+    from .evaluate import evaluate
+
+    gold = read_conll(args.gold, encoding=args.encoding)
+    pred = read_conll(args.pred, encoding=args.encoding, check_tree=False)
+    scores = evaluate(gold, pred, pred_source=args.pred)
+    if args.json:
+        print(json.dumps(scores.as_dict()))
+    else:
+        print(scores)
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("dep", help="labelled dependency parsing: train, parse, eval",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="dep_command", required=True)
+
+    def common(q):
+        q.add_argument("--encoding", default="auto", choices=["auto", "utf-8"],
+                       help="auto: UTF-8 with a Latin-1 fallback per line (default); utf-8: strict")
+
+    t = sub.add_parser("train", help="train a parser (defaults: the best settings found)")
+    t.add_argument("--train", required=True, metavar="T", help="training trees (CoNLL-U or CoNLL-X)")
+    t.add_argument("--dev", metavar="D", help="dev trees: scored after every epoch, the best epoch is kept")
+    t.add_argument("--holdout", type=float, metavar="F",
+                   help="use the last fraction F of the training file as the dev set (instead of --dev)")
+    t.add_argument("--model", required=True, metavar="M", help="model folder (created)")
+    t.add_argument("--order", type=int, default=1, choices=[1, 2], help="1: arcs; 2: arcs + siblings")
+    t.add_argument("--epochs", type=int, default=None, help="passes over the training data (default 8)")
+    t.add_argument("--learner", default=None, choices=["adagrad", "pa", "perceptron"],
+                   help="default: pa (averaged passive-aggressive)")
+    t.add_argument("--eta", type=float, help="AdaGrad learning rate")
+    t.add_argument("--C", type=float, help="AdaGrad regularisation constant / PA aggressiveness cap")
+    t.add_argument("--reg", choices=["l1", "l2", "none"], help="AdaGrad regulariser")
+    t.add_argument("--no-average", action="store_true", help="PA/perceptron: use the last weights, not the average")
+    t.add_argument("--average", action="store_true", help="AdaGrad: average the iterates (our extension)")
+    t.add_argument("--batch-size", type=int, default=None, help="sentences per update (default 8)")
+    t.add_argument("--no-prune", action="store_true",
+                   help="keep every non-zero feature (default: prune as far as dev LAS stays within 0.1)")
+    t.add_argument("--threads", type=int, default=2, help="numba threads decoding a batch (default 2)")
+    t.add_argument("--root", default="auto", choices=["auto", "single", "multi"],
+                   help="ROOT children: auto = multi when a training tree has several")
+    t.add_argument("--pseudo-projective", default="head", choices=["head", "none"],
+                   help="lift non-projective training arcs with Nivre & Nilsson's Head encoding (default)")
+    t.add_argument("--label-constraint", default="pos", choices=["pos", "root", "none"],
+                   help="candidate labels per arc: seen with the POS pair (default), by ROOT/word head, all")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--resume", action="store_true", help="continue from the model folder's last checkpoint")
+    t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    common(t)
+    t.set_defaults(func=cmd_train)
+
+    q = sub.add_parser("parse", help="parse a CoNLL-U/CoNLL-X file (HEAD and DEPREL are replaced)")
+    q.add_argument("input", metavar="IN", help="input file (words; HEAD/DEPREL may be _)")
+    q.add_argument("--model", required=True, metavar="M")
+    q.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
+    q.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    common(q)
+    q.set_defaults(func=cmd_parse)
+
+    e = sub.add_parser("eval", help="UAS/LAS of PRED against GOLD (CoNLL 2018 conventions)")
+    e.add_argument("gold", metavar="GOLD")
+    e.add_argument("pred", metavar="PRED")
+    e.add_argument("--json", action="store_true",
+                   help='print {"uas", "las", "uas_nopunct", "las_nopunct", "sentences"} in percent')
+    common(e)
+    e.set_defaults(func=cmd_eval)

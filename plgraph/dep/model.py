@@ -1,0 +1,418 @@
+"""The labelled dependency parsing model (Schiehlen & Spranger 2007, seed 002).
+
+Sources: the seed text we hold stops after its §2.1 (Eisner's algorithm in McDonald et
+al.'s formulation, the second-order extension); everything after that comes from the
+design notes ``shared/design/dep-anchor.md`` §1.2-§1.6, and where the notes mark a
+detail as inferred, or where we deviate, it is said here.
+
+* Decoding: Eisner (seed §2.1), first order, or McDonald & Pereira (2006)'s second-order
+  sibling model (seed §2.1: "the last dependent s assigned to a head").
+* Arc features (:data:`~plgraph.dep.features.ARC_TEMPLATES`, notes §1.3) come from a
+  frozen dictionary of the features seen on gold arcs of the training data (as in
+  MSTParser); each carries label copies with the pruned deprel taxonomy of
+  :mod:`plgraph.learn.labels` / :mod:`plgraph.dep.taxonomy` (notes §1.5).  The parser
+  scores, for every candidate arc, every candidate label and keeps the best one (notes
+  §1.5: "parsing only uses the best label per arc"), then runs Eisner.
+* Second order (``order=2``) adds the sibling features (unlabelled, hashed into
+  ``2**sib_bits`` weights, so features of wrong parses get weights too); labels stay
+  exact because sibling scores do not depend on labels.  S&S dropped the in-between
+  features in their second-order model (notes §1.3); we keep them (McDonald & Pereira
+  do), since the second-order model is then a strict extension of the first-order one.
+* ROOT: ``root="single"`` (one dependent of ROOT, UD), ``"multi"`` (several,
+  CoNLL 2007 Basque), ``"auto"`` = multi when some training tree has several.
+  S&S's root model is a separate maximisation over the root word with token features
+  (notes §1.2, inferred there from a garbled equation); ours scores ROOT -> r arcs with
+  the ordinary templates, ROOT being a token with its own atoms.
+* Candidate labels per arc (``label_constraint="pos"``): those seen in training with the
+  arc's coarse POS pair and direction (Kummerfeld's arc-pass constraint, notes §4.6) --
+  faster, and it keeps ROOT arcs to ROOT labels.  Our addition.
+* Non-projective training arcs are lifted (Nivre & Nilsson 2005, :mod:`.projective`);
+  S&S ignored them (notes §1.6).
+
+Model files are a folder with ``model.json`` (configuration, labels, taxonomy,
+training record) and ``model.npz`` (feature keys, block layout, float32 weights);
+no pickle.  Features whose weights are all zero are dropped when saving.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..learn._kernels import bloom_build, pack_block_refs
+from ..learn.features import FeatureTable
+from ..learn.labels import LabelTaxonomy, label_blocks
+from . import _kernels as KN
+from ..atomic import atomic_json as _atomic_json
+from ..atomic import atomic_savez as _atomic_savez
+from .features import (ARC_TEMPLATES, KIND_BETWEEN, KIND_DEP, KIND_HEAD, KIND_PAIR, KIND_SIB, NONE_SIB,
+                       SIBLING_TEMPLATES, Encoded, TemplateSet, compile_templates, encode)
+from .projective import deprojectivise, projectivise_corpus
+from .taxonomy import deprel_taxonomy
+
+FORMAT = "plgraph-dep-model"
+VERSION = 1
+
+
+@dataclass
+class DepConfig:
+    """Everything that defines a model's features and decoding (saved in model.json)."""
+
+    order: int = 1
+    root: str = "auto"                      # single | multi | auto
+    templates: tuple = ARC_TEMPLATES
+    sib_templates: tuple = SIBLING_TEMPLATES
+    dd: str = "both"                        # plain and/or direction+distance variants
+    taxonomy_depth: int = 4                 # 4: class/urel/label, 3: class/label, 2: flat
+    sib_bits: int = 22
+    pseudo_projective: str = "head"         # head | none
+    cost_head: float = 1.0
+    cost_label: float = 1.0
+    label_constraint: str = "pos"           # pos | root | none
+
+    def __post_init__(self):
+        self.templates = tuple(self.templates)
+        self.sib_templates = tuple(self.sib_templates)
+        if self.order not in (1, 2):
+            raise ValueError("order must be 1 or 2")
+        if self.root not in ("single", "multi", "auto"):
+            raise ValueError("root must be 'single', 'multi' or 'auto'")
+        if self.pseudo_projective not in ("head", "none"):
+            raise ValueError("pseudo_projective must be 'head' or 'none'")
+        if self.label_constraint not in ("pos", "root", "none"):
+            raise ValueError("label_constraint must be 'pos', 'root' or 'none'")
+        if self.taxonomy_depth not in (2, 3, 4):
+            raise ValueError("taxonomy_depth must be 2, 3 or 4")
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["templates"] = list(self.templates)
+        d["sib_templates"] = list(self.sib_templates)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "DepConfig":
+        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass
+class _Static:
+    """Compiled templates and their grouping, as the kernels want them."""
+
+    tseed: np.ndarray
+    tmpl: np.ndarray
+    tflags: np.ndarray
+    head_t: np.ndarray
+    dep_t: np.ndarray
+    pair_t: np.ndarray
+    betw_t: np.ndarray
+    betw_col: np.ndarray
+    sib_t: np.ndarray
+
+    @classmethod
+    def build(cls, arc: TemplateSet, sib: TemplateSet | None):
+        if sib is not None:
+            tseed = np.concatenate([arc.seed, sib.seed])
+            length = np.concatenate([arc.length, sib.length])
+            pos = np.concatenate([arc.pos, sib.pos])
+            atom = np.concatenate([arc.atom, sib.atom])
+            dd = np.concatenate([arc.dd, sib.dd])
+            kind = np.concatenate([arc.kind, sib.kind])
+        else:
+            tseed, length, pos, atom, dd, kind = arc.seed, arc.length, arc.pos, arc.atom, arc.dd, arc.kind
+        has_agr = (atom == 99).any(axis=1)
+        tmpl = np.concatenate([length[:, None], dd[:, None], kind[:, None], pos, atom, has_agr[:, None]],
+                              axis=1).astype(np.int64)
+        groups = [np.flatnonzero(kind == k).astype(np.int64) for k in (KIND_HEAD, KIND_DEP, KIND_PAIR, KIND_BETWEEN,
+                                                                       KIND_SIB)]
+        betw_col = np.array([atom[t][list(pos[t][:length[t]]).index(6)] for t in groups[3]], np.int64)
+        tflags = np.stack([has_agr, dd != 0]).astype(np.uint64)
+        return cls(tseed.astype(np.uint64), tmpl, tflags, *groups[:4], betw_col, groups[4])
+
+
+def _label_classes(enc: Encoded, n_labels: int, constraint: str):
+    """Candidate labels per arc class (coarse POS of head and dependent, direction).
+
+    ``constraint="pos"``: the labels seen on training arcs of that class (Kummerfeld's
+    arc-pass constraint); a class never seen in training falls back to the labels seen
+    on ROOT arcs (head = ROOT) or on word-headed arcs.  ``"root"``: only that fallback;
+    ``"none"``: every label everywhere.
+    Returns ``(cpos_keys, lab_off, lab_list)`` (see ``plgraph.dep._kernels``).
+    """
+    n_words = enc.heads.shape[0]
+    sent = np.repeat(np.arange(len(enc)), enc.n)
+    d = np.arange(n_words) - enc.word0[sent] + 1
+    r0 = enc.row0[sent] + 1
+    ok = (enc.heads >= 0) & (enc.labels >= 0)
+    h = np.where(ok, enc.heads, 0)
+    ch = enc.atoms[r0 + h, 2]
+    cd = enc.atoms[r0 + d, 2]
+    cpos_keys = np.unique(np.concatenate([cd, enc.atoms[enc.row0 + 1, 2]]))
+    NC = cpos_keys.shape[0] + 1
+    ih = np.searchsorted(cpos_keys, ch)      # every training value is present, so no "unknown" here
+    idd = np.searchsorted(cpos_keys, cd)
+    root_cls = np.searchsorted(cpos_keys, enc.atoms[enc.row0[0] + 1, 2]) if len(enc) else 0
+    dirv = (h < d).astype(np.int64)
+    cls = (ih * NC + idd) * 2 + dirv
+    labs = enc.labels
+    root_arc = (h == 0) & ok
+    fallback = {}
+    for key, mask in (("root", root_arc), ("word", ok & ~root_arc)):
+        seen = np.unique(labs[mask])
+        fallback[key] = seen if (constraint != "none" and seen.size) else np.arange(n_labels)
+    n_cls = NC * NC * 2
+    lists = []
+    seen_by_cls = {}
+    if constraint == "pos":
+        pairs = np.unique(np.stack([cls[ok], labs[ok]], 1), axis=0)
+        for c, lab in pairs:
+            seen_by_cls.setdefault(int(c), []).append(int(lab))
+    for c in range(n_cls):
+        if c in seen_by_cls:
+            lists.append(np.array(sorted(seen_by_cls[c]), np.int64))
+        else:
+            head_is_root = (c // 2) // NC == root_cls
+            lists.append(fallback["root" if head_is_root else "word"])
+    lab_off = np.zeros(n_cls + 1, np.int64)
+    np.cumsum([len(x) for x in lists], out=lab_off[1:])
+    return cpos_keys, lab_off, np.concatenate(lists).astype(np.int64)
+
+
+class DepModel:
+    """A labelled projective dependency parser (first or second order).
+
+    Build one from training data with :meth:`build` (the feature dictionary and the
+    label set), train it with :func:`plgraph.dep.train.train`, then :meth:`parse`,
+    :meth:`save`, :meth:`load`.
+    """
+
+    def __init__(self, config: DepConfig, labels: list, taxonomy: LabelTaxonomy, table: FeatureTable,
+                 foff: np.ndarray, fnode: np.ndarray, label_classes: tuple, multi_root: bool, weights=None,
+                 info: dict | None = None):
+        self.config = config
+        self.labels = list(labels)
+        self.label_index = {lab: i for i, lab in enumerate(self.labels)}
+        self.taxonomy = taxonomy
+        self.table = table
+        self.foff = np.ascontiguousarray(foff, np.int64)
+        self.btable = pack_block_refs(table.table, self.foff)   # key -> packed (start, size)
+        # Bloom filter in front of the table: ~4 bits per feature, at most 2 MB (an L2 cache)
+        words = 1 << int(np.clip(np.ceil(np.log2(max(len(table), 1) / 16)), 6, 18))
+        self.bloom = bloom_build(table.table, words)
+        self.fnode = np.ascontiguousarray(fnode, np.int32)
+        cpos_keys, lab_off, lab_list = label_classes
+        self.cpos_keys = np.ascontiguousarray(cpos_keys, np.uint64)
+        self.lab_off = np.ascontiguousarray(lab_off, np.int64)
+        self.lab_list = np.ascontiguousarray(lab_list, np.int64)
+        self.multi_root = bool(multi_root)
+        self.info = dict(info or {})
+        arc = compile_templates(config.templates, config.dd)
+        sib = compile_templates(config.sib_templates, config.dd) if config.order == 2 else None
+        self.static = _Static.build(arc, sib)
+        self.weights = (np.zeros(self.n_weights, np.float32) if weights is None
+                        else np.ascontiguousarray(weights, np.float32))
+        if self.weights.shape[0] != self.n_weights:
+            raise ValueError(f"{self.weights.shape[0]} weights given, the model has {self.n_weights}")
+
+    # -- sizes ------------------------------------------------------------------------------
+    @property
+    def n_features(self) -> int:
+        return len(self.table)
+
+    @property
+    def n_arc_weights(self) -> int:
+        return int(self.foff[-1])
+
+    @property
+    def sib_size(self) -> int:
+        return (1 << self.config.sib_bits) if self.config.order == 2 else 0
+
+    @property
+    def n_weights(self) -> int:
+        return self.n_arc_weights + self.sib_size
+
+    # -- building ---------------------------------------------------------------------------
+    @classmethod
+    def build(cls, sentences, config: DepConfig | None = None, *, progress: bool | None = None):
+        """Label set, taxonomy and feature dictionary from training sentences.
+
+        Returns ``(model, encoded, report)``: the model with zero weights, the training
+        data encoded for the kernels (projectivised trees when
+        ``config.pseudo_projective`` is ``"head"``; plain lifting otherwise), and the
+        :class:`~plgraph.dep.projective.ProjectiviseReport`.
+        """
+        config = config or DepConfig()
+        if not sentences:
+            raise InputError("no training sentences")
+        heads_list = [np.concatenate([[-1], s.heads]) for s in sentences]
+        labels_list = [["<root>"] + s.deprels for s in sentences]
+        for s, hs in zip(sentences, heads_list):
+            if (hs[1:] < 0).any():
+                raise InputError("training sentence without heads", s.source, s.id, s.line)
+        enc_mode = config.pseudo_projective
+        p_heads, p_labels, report = projectivise_corpus(heads_list, labels_list, enc_mode)
+        labels = sorted({lab for ls in p_labels for lab in ls[1:]})
+        label_index = {lab: i for i, lab in enumerate(labels)}
+        taxonomy = deprel_taxonomy(labels, config.taxonomy_depth)
+        enc = encode(sentences, label_index, p_heads, p_labels)
+        n_roots = np.array([(h[1:] == 0).sum() for h in p_heads])
+        multi = config.root == "multi" or (config.root == "auto" and bool((n_roots > 1).any()))
+        label_classes = _label_classes(enc, len(labels), config.label_constraint)
+        arc = compile_templates(config.templates, config.dd)
+        static = _Static.build(arc, None)
+        args = (enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, enc.heads, enc.labels, static.tseed, static.tmpl,
+                static.tflags, static.head_t, static.dep_t, static.pair_t, static.betw_t, static.betw_col)
+        total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
+        keys = np.empty(total, np.uint64)
+        labs = np.empty(total, np.int64)
+        KN.gold_feature_keys(*args, False, keys, labs)
+        uniq, first = np.unique(keys, return_index=True)
+        table = FeatureTable.from_keys(keys[np.sort(first)])
+        fids = table.lookup(keys)
+        foff, fnode = label_blocks(fids, labs, len(table), taxonomy)
+        info = {"train_sentences": len(sentences), "train_words": int(enc.n.sum()),
+                "lifted_arcs": report.lifted_arcs, "nonprojective_sentences": report.nonprojective_sentences,
+                "restored_exactly": report.restored_exactly}
+        model = cls(config, labels, taxonomy, table, foff, fnode, label_classes, multi, info=info)
+        return model, enc, report
+
+    # -- kernel arguments -------------------------------------------------------------------
+    def _struct_args(self):
+        st, tx = self.static, self.taxonomy
+        return (st.tseed, st.tmpl, st.tflags, st.head_t, st.dep_t, st.pair_t, st.betw_t, st.betw_col, st.sib_t,
+                self.btable, self.bloom, self.fnode, tx.nodelevel, tx.anc, tx.K, self.cpos_keys, self.lab_off,
+                self.lab_list, np.int64(self.n_arc_weights), np.uint64(max(self.sib_size, 1) - 1))
+
+    def encode(self, sentences, gold: bool = False) -> Encoded:
+        """Atoms of ``sentences`` (with gold heads/labels when ``gold``)."""
+        return encode(sentences, self.label_index if gold else None)
+
+    # -- parsing ----------------------------------------------------------------------------
+    def parse_encoded(self, enc: Encoded, sents=None, weights=None) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted heads and label ids (flat over words) for ``enc``'s sentences."""
+        sents = np.arange(len(enc), dtype=np.int64) if sents is None else np.asarray(sents, np.int64)
+        heads = np.full(enc.heads.shape[0], -1, np.int64)
+        labels = np.full(enc.heads.shape[0], -1, np.int64)
+        w = self.weights if weights is None else weights
+        KN.parse_batch(sents, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *self._struct_args(), w,
+                       self.config.order, self.multi_root, heads, labels)
+        return heads, labels
+
+    def decode_labels(self, enc: Encoded, heads, labels) -> list:
+        """Per sentence (heads, deprels) with pseudo-projective labels resolved."""
+        out = []
+        for i in range(len(enc)):
+            a, b = enc.word0[i], enc.word0[i] + enc.n[i]
+            hs = np.concatenate([[-1], heads[a:b]])
+            ls = ["<root>"] + [self.labels[x] for x in labels[a:b]]
+            if self.config.pseudo_projective == "head":
+                hs, ls = deprojectivise(hs, ls)
+            out.append((hs[1:], ls[1:]))
+        return out
+
+    def parse(self, sentences, weights=None) -> list:
+        """Parse :class:`~plgraph.dep.conll.DepSentence` objects; returns copies carrying
+        the predicted HEAD and DEPREL (comments, multiword tokens and empty nodes kept)."""
+        if not sentences:
+            return []
+        enc = self.encode(sentences)
+        heads, labels = self.parse_encoded(enc, weights=weights)
+        return [s.with_parse(h, ls) for s, (h, ls) in zip(sentences, self.decode_labels(enc, heads, labels))]
+
+    def arc_scores(self, sentence):
+        """(S, LAB, SIB) of one sentence: best-label arc scores ``S[h, d]`` (h = 0 is
+        ROOT), the best label ids ``LAB[h, d]``, and sibling scores (order 2)."""
+        enc = self.encode([sentence])
+        return KN.sentence_scores(0, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *self._struct_args(),
+                                  self.weights, self.config.order)
+
+    def max_marginals(self, sentence) -> tuple[np.ndarray, float]:
+        """Per-arc max-marginals ``M[h, d]`` (score of the best projective tree that
+        contains h -> d; -inf if none) and the best tree's score -- what the graph
+        parser's first pass prunes with."""
+        S, LAB, SIB = self.arc_scores(sentence)
+        return KN.max_marginals(S, SIB if self.config.order == 2 else np.zeros((0, 0, 0)), self.config.order,
+                                self.multi_root)
+
+    # -- size -------------------------------------------------------------------------------
+    def pruned(self, threshold: float = 0.0) -> "DepModel":
+        """A copy without the arc features whose weights are all at most ``threshold`` in
+        absolute value (``0``: only all-zero features, which changes no score -- what
+        :meth:`save` always does; S&S likewise kept only non-null features).  A
+        positive threshold trades a little accuracy for a smaller, faster model."""
+        w = self.weights
+        na = self.n_arc_weights
+        sizes = np.diff(self.foff)
+        big = (np.abs(w[:na]) > threshold).astype(np.int64)
+        keep = (np.add.reduceat(big, self.foff[:-1]) > 0) if self.n_features else np.zeros(0, bool)
+        idx_keep = np.repeat(keep, sizes)
+        foff = np.zeros(int(keep.sum()) + 1, np.int64)
+        np.cumsum(sizes[keep], out=foff[1:])
+        table = FeatureTable.from_keys(self.table.keys()[keep])
+        weights = np.concatenate([w[:na][idx_keep], w[na:]])
+        info = dict(self.info, pruned_threshold=threshold)
+        return DepModel(self.config, self.labels, self.taxonomy, table, foff, self.fnode[idx_keep],
+                        (self.cpos_keys, self.lab_off, self.lab_list), self.multi_root, weights, info)
+
+    # -- files ------------------------------------------------------------------------------
+    def save(self, folder, extra_info: dict | None = None) -> dict:
+        """Write ``folder/model.json`` + ``folder/model.npz`` atomically (each through a
+        temporary file and ``os.replace``); all-zero features are dropped.  Returns the
+        file sizes in bytes."""
+        folder = os.fspath(folder)
+        m = self.pruned(0.0)
+        na = m.n_arc_weights
+        sizes = np.diff(m.foff)
+        arrays = {
+            "keys": m.table.keys(),
+            "block_sizes": sizes.astype(np.uint16 if sizes.max(initial=0) < 65535 else np.int64),
+            "fnode": m.fnode.astype(np.int16 if m.taxonomy.n_nodes < 32767 else np.int32),
+            "arc_weights": m.weights[:na],
+            "sib_weights": m.weights[na:],
+            "cpos_keys": m.cpos_keys,
+            "lab_off": m.lab_off,
+            "lab_list": m.lab_list,
+        }
+        doc = {"format": FORMAT, "version": VERSION, "config": m.config.to_json(), "labels": m.labels,
+               "taxonomy": m.taxonomy.to_json(), "multi_root": m.multi_root, "n_features": m.n_features,
+               "n_weights": m.n_weights, "info": {**self.info, **(extra_info or {})}}
+        os.makedirs(folder, exist_ok=True)
+        _atomic_savez(os.path.join(folder, "model.npz"), **arrays)
+        _atomic_json(os.path.join(folder, "model.json"), doc)
+        return {"model.npz": os.path.getsize(os.path.join(folder, "model.npz")),
+                "model.json": os.path.getsize(os.path.join(folder, "model.json"))}
+
+    @classmethod
+    def load(cls, folder) -> "DepModel":
+        """Load a model written by :meth:`save` (no retraining, no pickle)."""
+        folder = os.fspath(folder)
+        jpath = os.path.join(folder, "model.json")
+        npath = os.path.join(folder, "model.npz")
+        for p in (jpath, npath):
+            if not os.path.exists(p):
+                raise InputError(f"not a plgraph dependency model: {p} is missing", folder)
+        try:
+            with open(jpath, encoding="utf-8") as handle:
+                doc = json.load(handle)
+        except json.JSONDecodeError as err:
+            raise InputError(f"model.json is not valid JSON ({err.msg})", jpath, None, err.lineno) from None
+        if doc.get("format") != FORMAT:
+            raise InputError(f"model.json is not a {FORMAT} file", jpath)
+        if doc.get("version") != VERSION:
+            raise InputError(f"model format version {doc.get('version')} (this plgraph reads {VERSION})", jpath)
+        with np.load(npath, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        config = DepConfig.from_json(doc["config"])
+        taxonomy = LabelTaxonomy.from_json(doc["taxonomy"])
+        sizes = arrays["block_sizes"].astype(np.int64)
+        foff = np.zeros(sizes.shape[0] + 1, np.int64)
+        np.cumsum(sizes, out=foff[1:])
+        table = FeatureTable.from_keys(arrays["keys"])
+        weights = np.concatenate([arrays["arc_weights"], arrays["sib_weights"]]).astype(np.float32)
+        classes = (arrays["cpos_keys"], arrays["lab_off"], arrays["lab_list"])
+        return cls(config, doc["labels"], taxonomy, table, foff, arrays["fnode"].astype(np.int32), classes,
+                   doc["multi_root"], weights, doc.get("info"))

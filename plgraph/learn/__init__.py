@@ -1,0 +1,29 @@
+"""Reusable structured learning over sparse features.
+
+* :mod:`~plgraph.learn.features` -- stable string hashes and a frozen feature
+  dictionary (:class:`FeatureTable`, uint64 keys -> dense ids);
+* :mod:`~plgraph.learn.labels` -- label taxonomies and label-structured weight
+  blocks (one weight copy per label plus generalisations over labels, pruned per
+  feature, after Schiehlen & Spranger 2007);
+* :mod:`~plgraph.learn.learners` -- :class:`AdaGrad` with l1/l2 and lazy catch-up
+  (exactly seed 000's Algorithm 1), the averaged :class:`Perceptron` and
+  :class:`PassiveAggressive` (1-best MIRA, Crammer et al. 2006);
+* :mod:`~plgraph.learn.online` -- the model-agnostic epoch loop (mini-batches whose
+  summed subgradient updates the weights) and a sparse multiclass model.
+
+A model plugs in by providing ``batch_gradient(batch) -> SparseGradient``: decode
+each item of the batch loss-augmented (models read weights through
+``_kernels.wread(*learner.read_args(), index)``, which applies AdaGrad's pending
+catch-up) and return ``f(prediction) - f(gold)`` summed over the batch.  See
+:mod:`plgraph.dep` for a structured model (Eisner parsing) that decodes the
+sentences of a batch in parallel.
+"""
+from .features import FeatureTable, hash_string, hash_strings
+from .labels import LabelTaxonomy, label_blocks
+from .learners import (LEARNERS, AdaGrad, Learner, PassiveAggressive, Perceptron, SparseGradient,
+                       learner_from_state, make_learner)
+from .online import EpochStats, MulticlassModel, batches, run_epoch
+
+__all__ = ["FeatureTable", "hash_string", "hash_strings", "LabelTaxonomy", "label_blocks", "LEARNERS",
+           "AdaGrad", "Learner", "PassiveAggressive", "Perceptron", "SparseGradient", "learner_from_state",
+           "make_learner", "EpochStats", "MulticlassModel", "batches", "run_epoch"]
