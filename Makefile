@@ -36,6 +36,7 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_coverage.py
 	$(PY) bench/bench_rules.py
 	$(PY) bench/bench_viz.py
+	$(PY) bench/bench_pruners.py
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)
 	MPLBACKEND=Agg $(PY) -m pytest tests -m slow -q

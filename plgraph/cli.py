@@ -124,6 +124,7 @@ def cmd_convert(args) -> int:
 #: modules that add sub-commands via ``register(subparsers)``
 COMMAND_MODULES: list[str] = [
     "plgraph.rules.cli",
+    "plgraph.pruners.cli",
     "plgraph.dep.cli",
 ]
 

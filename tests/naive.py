@@ -376,6 +376,68 @@ class NaiveDeriver:
         self.memo[item] = total
         return total
 
+
+# ---------------------------------------------------------------------------------------------
+# first-order Eisner max-marginals (plgraph.pruners._chart)
+# ---------------------------------------------------------------------------------------------
+def eisner_items(h):
+    """The items (kind, s, t) of a tree's canonical first-order Eisner derivation."""
+    n = len(h) - 1
+    kids = {v: [d for d in range(1, n + 1) if h[d] == v] for v in range(n + 1)}
+
+    def yield_(v):
+        out = {v}
+        for d in kids[v]:
+            out |= yield_(d)
+        return out
+
+    items = set()
+    for d in range(1, n + 1):
+        p = h[d]
+        items.add(("Ir", p, d) if p < d else ("Il", d, p))
+    for v in range(n + 1):
+        for d in kids[v]:
+            if d > v:
+                items.add(("Cr", v, max(yield_(d))))
+            else:
+                items.add(("Cl", min(yield_(d)), v))
+    return items
+
+
+def span_max_marginals(S):
+    n = S.shape[0] - 1
+    arc, cell, best = {}, {}, float("-inf")
+    for h in projective_trees(n, multi_root=False):
+        score = sum(S[h[d], d] for d in range(1, n + 1))
+        best = max(best, score)
+        for d in range(1, n + 1):
+            arc[(h[d], d)] = max(arc.get((h[d], d), float("-inf")), score)
+        for kind, s, t in eisner_items(h):
+            cell[(s, t)] = max(cell.get((s, t), float("-inf")), score)
+    return arc, cell, best
+
+
+# ---------------------------------------------------------------------------------------------
+# classifier kernels (plgraph.pruners._kernels): plain-Python decoders over the same features
+# ---------------------------------------------------------------------------------------------
+def multiclass_decode(keys_by_label, weights, windex, candidates, gold, cost):
+    """Loss-augmented argmax over ``candidates`` and the gradient entries f(pred) - f(gold)
+    as a dict index -> value (``keys_by_label[label]`` lists that label's feature keys)."""
+    best, best_s = None, float("-inf")
+    for lab in candidates:
+        s = sum(weights[windex(k, lab)] for k in keys_by_label[lab]) + (cost if lab != gold else 0.0)
+        if s > best_s:
+            best, best_s = lab, s
+    grad = {}
+    if best != gold:
+        for k in keys_by_label[best]:
+            grad[windex(k, best)] = grad.get(windex(k, best), 0.0) + 1.0
+        if gold in candidates:
+            for k in keys_by_label[gold]:
+                grad[windex(k, gold)] = grad.get(windex(k, gold), 0.0) - 1.0
+    return best, {i: v for i, v in grad.items() if v != 0.0}
+
+
 # =============================================================================================
 # dependency trees, Eisner and the learners (plgraph.dep, plgraph.learn)
 # =============================================================================================

@@ -1,0 +1,190 @@
+"""The trace classifier and the spine classifier of the coarse-to-fine pipeline
+(design notes §5.1, §5.3).
+
+* **Trace classifier**: for every ordered pair of words, a multiclass linear model
+  over the trace types plus a "no trace" class.  A pair's candidates are the
+  types seen in training with its (child POS, parent POS) pair — the reference's
+  labels "refined by the two POS tags".  Trace labels use the first-order arc
+  templates, the no-trace class a small set of its own.
+* **Spine classifier**: for every word, a multiclass linear model over the spines
+  seen with its POS tag in training.
+
+Both train with the online primal subgradient + AdaGrad learner of
+:mod:`plgraph.learn` (loss-augmented decoding, Hamming cost per decision), and
+give softmax probabilities over each decision's candidates for pruning.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..learn import SparseGradient, hash_strings
+from ..learn.learners import plain_read_args
+from . import _kernels as K
+from .data import SentenceData, Vocabulary, WordNormaliser
+
+NONE = "*NON*"
+
+
+@dataclass
+class Encoded:
+    """Token atoms of a list of sentences (CSR over sentences)."""
+
+    tok_off: np.ndarray
+    wh: np.ndarray
+    th: np.ndarray
+    tid: np.ndarray
+
+    def span(self, s: int) -> tuple[int, int]:
+        return int(self.tok_off[s]), int(self.tok_off[s + 1] - self.tok_off[s])
+
+
+def encode(sentences: list[SentenceData], normaliser: WordNormaliser, tags: Vocabulary) -> Encoded:
+    lengths = np.array([len(s.words) for s in sentences], np.int64)
+    tok_off = np.zeros(len(sentences) + 1, np.int64)
+    np.cumsum(lengths, out=tok_off[1:])
+    words = [normaliser(w) for s in sentences for w in s.words]
+    tag_list = [t for s in sentences for t in s.tags]
+    return Encoded(tok_off, hash_strings(words), hash_strings(tag_list),
+                   np.array([tags.get(t) for t in tag_list], np.int64))
+
+
+def softmax_rows(S: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, ignoring -inf entries."""
+    m = np.max(S, axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(S - m)
+    z = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, z, out=np.zeros_like(e), where=z > 0)
+
+
+class _HashedWeights:
+    """Feature keys hashed into a weight vector of ``2**bits`` entries."""
+
+    bits: int
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.bits) - 1
+
+    @property
+    def n_weights(self) -> int:
+        return 1 << self.bits
+
+
+class TraceClassifier(_HashedWeights):
+    """Multiclass model over ordered word pairs (see the module docstring)."""
+
+    def __init__(self, labels: Vocabulary, allowed: np.ndarray, bits: int = 22):
+        self.labels = labels        # 0 = no trace
+        self.allowed = allowed      # (tags, tags, labels) bool
+        self.bits = int(bits)
+
+    @classmethod
+    def build(cls, sentences: list[SentenceData], tags: Vocabulary, bits: int = 22) -> "TraceClassifier":
+        labels = Vocabulary([NONE])
+        for s in sentences:
+            for t in s.traces.values():
+                labels.add(t)
+        labels.freeze()
+        allowed = np.zeros((len(tags), len(tags), len(labels)), np.bool_)
+        for s in sentences:
+            for (c, p), t in s.traces.items():
+                allowed[tags.get(s.tags[c]), tags.get(s.tags[p]), labels.get(t)] = True
+        return cls(labels, allowed, bits)
+
+    def gold_arrays(self, sentences: list[SentenceData]):
+        off = [0]
+        cs, ps, ls = [], [], []
+        for s in sentences:
+            for (c, p), t in sorted(s.traces.items()):
+                lab = self.labels.get(t)
+                if lab > 0:
+                    cs.append(c); ps.append(p); ls.append(lab)
+            off.append(len(cs))
+        return (np.array(off, np.int64), np.array(cs, np.int64), np.array(ps, np.int64), np.array(ls, np.int64))
+
+    def batch_gradient(self, learner, enc: Encoded, gold, batch: np.ndarray, cost: float = 1.0) -> SparseGradient:
+        gold_off, gold_c, gold_p, gold_l = gold
+        sizes = K.trace_batch_sizes(batch, enc.tok_off, enc.tid, gold_off, gold_c, gold_p, self.allowed)
+        out_off = np.zeros(len(batch) + 1, np.int64)
+        np.cumsum(sizes, out=out_off[1:])
+        out_idx = np.empty(max(int(out_off[-1]), 1), np.int64)
+        out_val = np.empty(max(int(out_off[-1]), 1), np.float64)
+        out_m = np.zeros(len(batch), np.int64)
+        out_loss = np.zeros(len(batch), np.float64)
+        K.trace_batch(batch, enc.tok_off, enc.wh, enc.th, enc.tid, gold_off, gold_c, gold_p, gold_l, self.allowed,
+                      self.mask, float(cost), *learner.read_args(), out_off, out_idx, out_val, out_m, out_loss)
+        pieces = [slice(out_off[b], out_off[b] + out_m[b]) for b in range(len(batch))]
+        idx = np.concatenate([out_idx[sl] for sl in pieces]) if pieces else np.zeros(0, np.int64)
+        val = np.concatenate([out_val[sl] for sl in pieces]) if pieces else np.zeros(0)
+        return SparseGradient(idx, val, float(out_loss.sum()))
+
+    def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
+        """(n, n, labels) scores of sentence ``s`` (-inf for non-candidates)."""
+        base, n = enc.span(s)
+        w = np.asarray(weights, np.float64)
+        return K.trace_sentence_scores(enc.wh, enc.th, enc.tid, base, n, self.allowed, self.mask,
+                                       *plain_read_args(w))
+
+    def probabilities(self, weights, enc: Encoded, s: int) -> np.ndarray:
+        return softmax_rows(self.scores(weights, enc, s))
+
+
+class SpineClassifier(_HashedWeights):
+    """Multiclass model over each word's spine (candidates: spines seen with its POS)."""
+
+    def __init__(self, labels: Vocabulary, cand_off: np.ndarray, cand_lab: np.ndarray, bits: int = 21):
+        self.labels = labels
+        self.cand_off = cand_off
+        self.cand_lab = cand_lab
+        self.bits = int(bits)
+
+    @classmethod
+    def build(cls, sentences: list[SentenceData], tags: Vocabulary, bits: int = 21) -> "SpineClassifier":
+        labels = Vocabulary()
+        by_tag: dict[int, set] = {}
+        for s in sentences:
+            for t, sp in zip(s.tags, s.spines):
+                by_tag.setdefault(tags.get(t), set()).add(labels.add(sp))
+        labels.freeze()
+        cand_off = np.zeros(len(tags) + 1, np.int64)
+        cand = []
+        for t in range(len(tags)):
+            ids = sorted(by_tag.get(t, ()))
+            cand.extend(ids)
+            cand_off[t + 1] = len(cand)
+        return cls(labels, cand_off, np.array(cand, np.int64), bits)
+
+    def gold_array(self, sentences: list[SentenceData]) -> np.ndarray:
+        return np.array([self.labels.get(sp) for s in sentences for sp in s.spines], np.int64)
+
+    def batch_gradient(self, learner, enc: Encoded, gold: np.ndarray, batch: np.ndarray,
+                       cost: float = 1.0) -> SparseGradient:
+        sizes = np.array([2 * K.MAX_WORD_KEYS * (enc.tok_off[s + 1] - enc.tok_off[s]) for s in batch], np.int64)
+        out_off = np.zeros(len(batch) + 1, np.int64)
+        np.cumsum(sizes, out=out_off[1:])
+        out_idx = np.empty(max(int(out_off[-1]), 1), np.int64)
+        out_val = np.empty(max(int(out_off[-1]), 1), np.float64)
+        out_m = np.zeros(len(batch), np.int64)
+        out_loss = np.zeros(len(batch), np.float64)
+        K.spine_batch(batch, enc.tok_off, enc.wh, enc.th, enc.tid, gold, self.cand_off, self.cand_lab, self.mask,
+                      float(cost), *learner.read_args(), out_off, out_idx, out_val, out_m, out_loss)
+        idx = np.concatenate([out_idx[out_off[b]:out_off[b] + out_m[b]] for b in range(len(batch))])
+        val = np.concatenate([out_val[out_off[b]:out_off[b] + out_m[b]] for b in range(len(batch))])
+        return SparseGradient(idx, val, float(out_loss.sum()))
+
+    def candidates(self, enc: Encoded, s: int) -> list[np.ndarray]:
+        base, n = enc.span(s)
+        return [self.cand_lab[self.cand_off[t]:self.cand_off[t + 1]] for t in enc.tid[base:base + n]]
+
+    def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
+        base, n = enc.span(s)
+        w = np.asarray(weights, np.float64)
+        return K.spine_sentence_scores(enc.wh, enc.th, enc.tid, base, n, self.cand_off, self.cand_lab, self.mask,
+                                       *plain_read_args(w))
+
+    def probabilities(self, weights, enc: Encoded, s: int) -> np.ndarray:
+        """(n, max candidates) softmax over each word's candidates (0 where padded)."""
+        return softmax_rows(self.scores(weights, enc, s))

@@ -1,0 +1,152 @@
+"""Training data of the coarse passes, extracted from lexicalised graphs.
+
+Per sentence (words 1..n as in the graph; arrays are 0-based over words):
+
+* normalised word and POS ids (:class:`Vocabulary`) — words normalised as the
+  reference parser does (design notes §5.3): digits become ``0``, tokens with two
+  adjacent capitals are lower-cased, and rare words map to their longest frequent
+  suffix (``_ing``) or ``_UNK``;
+* the gold structural tree: head (0 = ROOT) and attachment label of every word;
+* the gold trace edges between words (self-loops excluded: they belong to the
+  spine), one per ordered pair (the parser's multiplicity limit);
+* the gold spine of every word: the spine string plus its self-loop traces,
+  which together are the parser's spine identity (§2.3).
+
+The frequency threshold for "rare" is the reference's 100 occurrences in WSJ 2-21
+(950,028 tokens), scaled to the size of the training data (the seed is silent;
+following the notes' account of the reference, proportionally).
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..graph import Graph, STRUCTURAL, TRACE
+
+_DIGITS = re.compile(r"[0-9]")
+_TWO_CAPS = re.compile(r"[A-Z][A-Z]")
+REFERENCE_TOKENS = 950_028
+REFERENCE_MIN_COUNT = 100
+
+
+def shape(word: str) -> str:
+    """Digits to 0; lower-case tokens with two adjacent capitals."""
+    w = _DIGITS.sub("0", word)
+    return w.lower() if _TWO_CAPS.search(w) else w
+
+
+@dataclass
+class WordNormaliser:
+    """Maps words to the parser's normalised forms (fit on training words)."""
+
+    min_count: int = 100
+    frequent: set = field(default_factory=set)
+    suffixes: set = field(default_factory=set)
+
+    @classmethod
+    def fit(cls, words, min_count: int | None = None) -> "WordNormaliser":
+        shaped = [shape(w) for w in words]
+        if min_count is None:
+            min_count = max(2, round(REFERENCE_MIN_COUNT * len(shaped) / REFERENCE_TOKENS))
+        counts = Counter(shaped)
+        suffix_counts: Counter = Counter()
+        for w, c in counts.items():
+            for k in range(1, len(w)):
+                suffix_counts[w[k:]] += c
+        return cls(min_count, {w for w, c in counts.items() if c >= min_count},
+                   {s for s, c in suffix_counts.items() if c >= min_count})
+
+    def __call__(self, word: str) -> str:
+        w = shape(word)
+        if w in self.frequent:
+            return w
+        for k in range(1, len(w)):
+            if w[k:] in self.suffixes:
+                return "_" + w[k:]
+        return "_UNK"
+
+    def to_json(self) -> dict:
+        return {"min_count": self.min_count, "frequent": sorted(self.frequent), "suffixes": sorted(self.suffixes)}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "WordNormaliser":
+        return cls(int(doc["min_count"]), set(doc["frequent"]), set(doc["suffixes"]))
+
+
+class Vocabulary:
+    """A growable string -> id map that can be frozen (unknown -> ``unk``)."""
+
+    def __init__(self, items=(), unk: str | None = None):
+        self.items: list[str] = []
+        self.index: dict[str, int] = {}
+        self.frozen = False
+        self.unk = unk
+        if unk is not None:
+            self.add(unk)
+        for it in items:
+            self.add(it)
+
+    def add(self, item: str) -> int:
+        k = self.index.get(item)
+        if k is None:
+            if self.frozen:
+                return self.index[self.unk] if self.unk is not None else -1
+            k = len(self.items)
+            self.items.append(item)
+            self.index[item] = k
+        return k
+
+    def get(self, item: str) -> int:
+        k = self.index.get(item)
+        if k is None:
+            return self.index[self.unk] if self.unk is not None else -1
+        return k
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k: int) -> str:
+        return self.items[k]
+
+    def freeze(self) -> "Vocabulary":
+        self.frozen = True
+        return self
+
+
+def spine_identity(graph: Graph, i: int) -> str:
+    """The parser's identity of word ``i``'s spine (0-based): spine string plus
+    any self-loop traces, e.g. ``(NP_(*T*))_VP_S_(WHNP_(0))_SBAR|WHNP_0:T:NP_0:T:*T*``."""
+    loops = graph.spine_traces[i]
+    return graph.spines[i] + ("|" + "|".join(sorted(loops)) if loops else "")
+
+
+@dataclass
+class SentenceData:
+    """One sentence's arrays (0-based over words; heads 0 = ROOT, else 1-based)."""
+
+    id: str
+    words: list
+    tags: list
+    heads: np.ndarray            # (n,) gold structural head, 0 = ROOT
+    labels: list                 # (n,) gold attachment label
+    traces: dict                 # (child, parent) 0-based -> trace type
+    spines: list                 # (n,) spine identity
+
+
+def sentence_data(graph: Graph) -> SentenceData:
+    n = len(graph.words)
+    heads = np.zeros(n, np.int64)
+    labels = [""] * n
+    traces: dict = {}
+    for c, p, k, lab, tr in zip(graph.child.tolist(), graph.parent.tolist(), graph.kind.tolist(),
+                                graph.label.tolist(), graph.trace.tolist()):
+        if k == STRUCTURAL:
+            heads[c - 1] = p
+            labels[c - 1] = lab
+        elif k == TRACE and c != p and p != 0:
+            traces.setdefault((c - 1, p - 1), tr)
+    return SentenceData(graph.id, list(graph.words), list(graph.tags), heads, labels, traces,
+                        [spine_identity(graph, i) for i in range(n)])

@@ -1,0 +1,536 @@
+"""Training, tuning, applying and measuring the three coarse models.
+
+:func:`train_pruners` trains, on the train split, the projective arc pass, the
+trace classifier and the spine classifier with the online primal subgradient +
+AdaGrad learner (hyperparameters of the released configurations, design notes
+§5.4, as defaults), logs per-epoch training curves, checkpoints every epoch
+(``resume=True`` continues), then tunes the pruning thresholds on dev and saves
+everything as ``.npz`` + JSON.  :class:`Pruners` applies the models to a
+sentence (:meth:`Pruners.prune`, the arrays the full pass consumes) and
+:func:`pruning_stats` measures kept fractions against gold recall.
+
+Pruning semantics (§5.1): an arc or chart cell is kept iff its max-marginal
+``m > min + ratio * (max - min)`` (max = best tree, min = smallest finite arc
+max-marginal); a trace (pair, type) iff its probability exceeds ``trace_prob``
+and its score is in the sentence's top ``trace_rank`` fraction of trace scores;
+a spine iff its probability exceeds ``spine_prob``.  Thresholds are tuned on dev
+to keep 99% of gold structural edges and 99.5% of gold spines, as the seed did;
+the trace thresholds default to the released ones (0.011, 0.067).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..atomic import atomic_json, atomic_savez_compressed, atomic_text
+from ..learn import learner_from_state, make_learner, run_epoch
+from .classifiers import SpineClassifier, TraceClassifier, encode
+from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data
+
+FORMAT = "plgraph-pruners"
+
+
+@dataclass
+class PrunerConfig:
+    """Hyperparameters (defaults: the released configurations, notes §5.4) and targets."""
+
+    spine_epochs: int = 8
+    spine_batch: int = 10
+    spine_eta: float = 0.01
+    spine_C: float = 1e-5
+    spine_reg: str = "l2"
+    trace_epochs: int = 6
+    trace_batch: int = 10
+    trace_eta: float = 0.03
+    trace_C: float = 1e-8
+    trace_reg: str = "l1"
+    arc_epochs: int = 4
+    arc_batch: int = 20
+    arc_eta: float = 0.005
+    arc_C: float = 1e-5
+    arc_reg: str = "l1"
+    trace_bits: int = 22
+    spine_bits: int = 21
+    arc_recall: float = 0.99
+    spine_recall: float = 0.995
+    trace_prob: float = 0.011
+    trace_rank: float = 0.067
+    seed: int = 0
+    threads: int | None = None
+
+
+@dataclass
+class Thresholds:
+    arc_ratio: float = 0.5
+    spine_prob: float = 0.019
+    trace_prob: float = 0.011
+    trace_rank: float = 0.067
+
+
+@dataclass
+class PrunedSentence:
+    """What the full 1EC pass consumes for one sentence (positions: words 1..n, 0 = ROOT).
+
+    ``arcs``: (k, 3) int array (child, parent, index into ``arc_mm``) of kept arcs;
+    ``arc_mm``: the kept arcs' max-marginals; ``cells``: (n+1, n+1) bool, kept chart
+    cells over positions with ROOT at 0; ``traces``: (k, 3) (child, parent, trace-type
+    id) kept trace candidates with ``trace_prob``; ``spines``: per word, the kept spine
+    label ids, most probable first, with ``spine_prob``."""
+
+    id: str
+    arcs: np.ndarray
+    arc_mm: np.ndarray
+    cells: np.ndarray
+    traces: np.ndarray
+    trace_prob: np.ndarray
+    spines: list
+    spine_prob: list
+
+
+_atomic_json = atomic_json
+_atomic_npz = atomic_savez_compressed
+
+
+def keep_threshold(mm: np.ndarray, best: float, ratio: float) -> float:
+    finite = mm[np.isfinite(mm)]
+    lo = float(finite.min()) if finite.size else best
+    return lo + ratio * (best - lo)
+
+
+class Pruners:
+    """The three coarse models, their vocabularies and thresholds."""
+
+    def __init__(self, normaliser, tags, trace, trace_w, spine, spine_w, arc, thresholds, config, curves=None):
+        self.normaliser: WordNormaliser = normaliser
+        self.tags: Vocabulary = tags
+        self.trace: TraceClassifier = trace
+        self.trace_w = trace_w
+        self.spine: SpineClassifier = spine
+        self.spine_w = spine_w
+        self.arc = arc
+        self.thresholds: Thresholds = thresholds
+        self.config: PrunerConfig = config
+        self.curves = curves or []
+
+    # -- applying ----------------------------------------------------------------------------
+    def scores(self, sds: list[SentenceData]):
+        """Raw outputs for a list of sentences: per sentence (arc_mm, cell_mm, best,
+        trace probabilities, trace scores, spine probabilities, spine candidates)."""
+        from .arcpass import dep_sentence
+
+        enc = encode(sds, self.normaliser, self.tags)
+        out = []
+        for k, sd in enumerate(sds):
+            arc_mm, cell_mm, best = self.arc.max_marginals(dep_sentence(sd, self.normaliser, with_tree=False))
+            ts = self.trace.scores(self.trace_w, enc, k)
+            tp = _softmax(ts)
+            sp = _softmax(self.spine.scores(self.spine_w, enc, k))
+            out.append((arc_mm, cell_mm, best, tp, ts, sp, self.spine.candidates(enc, k)))
+        return out
+
+    def prune(self, graph_or_data) -> PrunedSentence:
+        sd = graph_or_data if isinstance(graph_or_data, SentenceData) else sentence_data(graph_or_data)
+        (arc_mm, cell_mm, best, tp, ts, sp, cands), = self.scores([sd])
+        th = self.thresholds
+        cut = keep_threshold(arc_mm, best, th.arc_ratio)
+        keep = arc_mm > cut
+        h, d = np.nonzero(keep)
+        arcs = np.stack([d, h, np.arange(d.size)], 1).astype(np.int64)
+        tk = trace_keep(tp, ts, th.trace_prob, th.trace_rank)
+        c, p, t = np.nonzero(tk)
+        spines = [cands[i][sp[i, :len(cands[i])] > th.spine_prob] for i in range(len(cands))]
+        probs = [sp[i, :len(cands[i])][sp[i, :len(cands[i])] > th.spine_prob] for i in range(len(cands))]
+        order = [np.argsort(-pr, kind="stable") for pr in probs]
+        return PrunedSentence(sd.id, arcs, arc_mm[h, d], cell_mm > cut,
+                              np.stack([c + 1, p + 1, t], 1).astype(np.int64), tp[c, p, t],
+                              [s[o] for s, o in zip(spines, order)], [pr[o] for pr, o in zip(probs, order)])
+
+    # -- files -------------------------------------------------------------------------------
+    def save(self, folder) -> None:
+        """``folder/pruners.json`` + ``trace.npz`` + ``spine.npz``; the arc model in ``folder/arc``."""
+        os.makedirs(folder, exist_ok=True)
+        _atomic_npz(os.path.join(folder, "trace.npz"), w=self.trace_w.astype(np.float32),
+                    allowed=self.trace.allowed)
+        _atomic_npz(os.path.join(folder, "spine.npz"), w=self.spine_w.astype(np.float32),
+                    cand_off=self.spine.cand_off, cand_lab=self.spine.cand_lab)
+        doc = {"format": FORMAT, "version": 1, "config": asdict(self.config), "thresholds": asdict(self.thresholds),
+               "normaliser": self.normaliser.to_json(), "tags": self.tags.items, "tags_unk": self.tags.unk,
+               "trace_labels": self.trace.labels.items, "trace_bits": self.trace.bits,
+               "spine_labels": self.spine.labels.items, "spine_bits": self.spine.bits, "curves": self.curves}
+        _atomic_json(os.path.join(folder, "pruners.json"), doc)
+
+    @classmethod
+    def load(cls, folder) -> "Pruners":
+        from ..dep.model import DepModel
+        from .arcpass import ArcPass
+
+        with open(os.path.join(folder, "pruners.json"), encoding="utf-8") as handle:
+            doc = json.load(handle)
+        if doc.get("format") != FORMAT:
+            raise ValueError(f"{folder}: not a plgraph pruner model folder")
+        tags = Vocabulary(unk=doc["tags_unk"])
+        for t in doc["tags"]:
+            tags.add(t)
+        tags.freeze()
+        with np.load(os.path.join(folder, "trace.npz"), allow_pickle=False) as z:
+            trace = TraceClassifier(Vocabulary(doc["trace_labels"]).freeze(), z["allowed"], doc["trace_bits"])
+            trace_w = z["w"].astype(np.float64)
+        with np.load(os.path.join(folder, "spine.npz"), allow_pickle=False) as z:
+            spine = SpineClassifier(Vocabulary(doc["spine_labels"]).freeze(), z["cand_off"], z["cand_lab"],
+                                    doc["spine_bits"])
+            spine_w = z["w"].astype(np.float64)
+        arc = ArcPass(DepModel.load(os.path.join(folder, "arc")))
+        cfg = PrunerConfig(**{k: v for k, v in doc["config"].items() if k in PrunerConfig.__dataclass_fields__})
+        return cls(WordNormaliser.from_json(doc["normaliser"]), tags, trace, trace_w, spine, spine_w, arc,
+                   Thresholds(**doc["thresholds"]), cfg, doc.get("curves", []))
+
+
+def _softmax(S):
+    from .classifiers import softmax_rows
+
+    return softmax_rows(S)
+
+
+def trace_keep(probs: np.ndarray, scores: np.ndarray, prob: float, rank: float) -> np.ndarray:
+    """Kept (child, parent, type) trace candidates of a sentence (type 0 = none is never kept)."""
+    cand = np.isfinite(scores)
+    cand[..., 0] = False
+    vals = scores[cand]
+    if vals.size == 0:
+        return cand
+    k = max(1, int(np.ceil(rank * vals.size)))
+    cut = np.partition(vals, vals.size - k)[vals.size - k]
+    return cand & (probs > prob) & (scores >= cut)
+
+
+# ---------------------------------------------------------------------------------------------
+# training
+# ---------------------------------------------------------------------------------------------
+def _log_curves(folder, curves) -> None:
+    if folder is None:
+        return
+    _atomic_json(os.path.join(folder, "curves.json"), curves)
+    buf = io.StringIO()
+    keys = sorted({k for r in curves for k in r})
+    writer = csv.DictWriter(buf, fieldnames=["model", "epoch"] + [k for k in keys if k not in ("model", "epoch")])
+    writer.writeheader()
+    writer.writerows(curves)
+    atomic_text(os.path.join(folder, "curves.csv"), buf.getvalue())
+
+
+def _classifier_loop(name, clf, lrn, n_items, grad_fn, eval_fn, epochs, batch, seed, folder, curves, log, progress,
+                     first_epoch=1):
+    for ep in range(first_epoch, epochs + 1):
+        rng = np.random.default_rng([seed, ep, len(name)])
+        st = run_epoch(lrn, n_items, grad_fn, batch_size=batch, rng=rng, epoch=ep, progress=progress,
+                       desc=f"{name} epoch {ep}")
+        record = {"model": name, "epoch": ep, "loss": st.loss, "train_seconds": round(st.seconds, 2)}
+        record.update(eval_fn(lrn.final_weights(np.float64)))
+        curves.append(record)
+        log(" ".join(f"{k}={v}" for k, v in record.items()))
+        if folder is not None:
+            arrays, scalars = lrn.state()
+            _atomic_npz(os.path.join(folder, f"checkpoint-{name}.npz"), **arrays)
+            _atomic_json(os.path.join(folder, f"checkpoint-{name}.json"),
+                         {"epoch": ep, "learner": scalars, "config": lrn.config()})
+            _log_curves(folder, curves)
+
+
+def _resume_learner(folder, name, n_weights):
+    path = os.path.join(folder, f"checkpoint-{name}.json")
+    if folder is None or not os.path.exists(path):
+        return None, 1
+    with open(path, encoding="utf-8") as handle:
+        doc = json.load(handle)
+    with np.load(os.path.join(folder, f"checkpoint-{name}.npz"), allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    lrn = learner_from_state(doc["config"], n_weights, arrays, doc["learner"])
+    return lrn, doc["epoch"] + 1
+
+
+def spine_accuracy(spine: SpineClassifier, weights, enc, gold: np.ndarray) -> float:
+    correct = total = 0
+    k = 0
+    for s in range(len(enc.tok_off) - 1):
+        S = spine.scores(weights, enc, s)
+        cands = spine.candidates(enc, s)
+        for i in range(S.shape[0]):
+            if len(cands[i]):
+                correct += int(cands[i][int(np.argmax(S[i, :len(cands[i])]))] == gold[k])
+            total += 1
+            k += 1
+    return 100.0 * correct / max(total, 1)
+
+
+def trace_prf(trace: TraceClassifier, weights, enc, sds: list[SentenceData]) -> dict:
+    tp = n_pred = n_gold = 0
+    for s, sd in enumerate(sds):
+        S = trace.scores(weights, enc, s)
+        pred = np.argmax(np.where(np.isfinite(S), S, -1e300), axis=-1)
+        np.fill_diagonal(pred, 0)
+        gold = np.zeros_like(pred)
+        for (c, p), t in sd.traces.items():
+            gold[c, p] = trace.labels.get(t) if t in trace.labels.index else -1
+        n_pred += int((pred > 0).sum())
+        n_gold += int((gold != 0).sum())
+        tp += int(((pred > 0) & (pred == gold)).sum())
+    p = 100.0 * tp / max(n_pred, 1)
+    r = 100.0 * tp / max(n_gold, 1)
+    return {"dev_trace_p": round(p, 2), "dev_trace_r": round(r, 2),
+            "dev_trace_f": round(2 * p * r / max(p + r, 1e-9), 2)}
+
+
+def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig | None = None, *,
+                  resume: bool = False, progress=None, log=None) -> Pruners:
+    """Train the three coarse models on ``train_graphs``, tune thresholds on ``dev_graphs``."""
+    from ..dep.train import train as train_dep
+    from .arcpass import ARC_CONFIG, ArcPass, dep_sentence
+
+    cfg = config or PrunerConfig()
+    say = log or (lambda *_: None)
+    if model_dir is not None:
+        os.makedirs(model_dir, exist_ok=True)
+    tr = [sentence_data(g) for g in train_graphs]
+    dv = [sentence_data(g) for g in dev_graphs]
+    norm = WordNormaliser.fit([w for s in tr for w in s.words])
+    tags = Vocabulary([t for s in tr for t in s.tags], unk="<UNK>").freeze()
+    etr, edv = encode(tr, norm, tags), encode(dv, norm, tags)
+    curves: list = []
+    if resume and model_dir is not None and os.path.exists(os.path.join(model_dir, "curves.json")):
+        with open(os.path.join(model_dir, "curves.json"), encoding="utf-8") as handle:
+            curves = [r for r in json.load(handle) if r["model"] != "arc"]
+    start = time.perf_counter()
+
+    # spine classifier
+    spine = SpineClassifier.build(tr, tags, cfg.spine_bits)
+    gold_sp, dev_sp = spine.gold_array(tr), spine.gold_array(dv)
+    lrn, first = _resume_learner(model_dir, "spine", spine.n_weights) if resume else (None, 1)
+    lrn = lrn or make_learner("adagrad", spine.n_weights, eta=cfg.spine_eta, C=cfg.spine_C, reg=cfg.spine_reg)
+    say(f"spine classifier: {len(spine.labels)} spines, {np.mean(np.diff(spine.cand_off)):.1f} candidates per tag")
+    _classifier_loop("spine", spine, lrn, len(tr), lambda b: spine.batch_gradient(lrn, etr, gold_sp, b),
+                     lambda w: {"dev_spine_acc": round(spine_accuracy(spine, w, edv, dev_sp), 2)},
+                     cfg.spine_epochs, cfg.spine_batch, cfg.seed, model_dir, curves, say, progress, first)
+    spine_w = lrn.final_weights(np.float64)
+
+    # trace classifier
+    trace = TraceClassifier.build(tr, tags, cfg.trace_bits)
+    gold_tr = trace.gold_arrays(tr)
+    lrn, first = _resume_learner(model_dir, "trace", trace.n_weights) if resume else (None, 1)
+    lrn = lrn or make_learner("adagrad", trace.n_weights, eta=cfg.trace_eta, C=cfg.trace_C, reg=cfg.trace_reg)
+    say(f"trace classifier: {len(trace.labels) - 1} trace types, {int(trace.allowed.sum())} (POS pair, type) candidates")
+    _classifier_loop("trace", trace, lrn, len(tr), lambda b: trace.batch_gradient(lrn, etr, gold_tr, b),
+                     lambda w: trace_prf(trace, w, edv, dv), cfg.trace_epochs, cfg.trace_batch, cfg.seed, model_dir,
+                     curves, say, progress, first)
+    trace_w = lrn.final_weights(np.float64)
+
+    # arc pass (plgraph.dep)
+    arc_dir = os.path.join(model_dir, "arc") if model_dir is not None else None
+
+    def on_epoch(rec):
+        row = {"model": "arc", "epoch": rec["epoch"], "loss": rec["loss"], "train_seconds": rec["train_seconds"]}
+        row.update({k: v for k, v in rec.items() if k.startswith("dev_")})
+        curves.append(row)
+        _log_curves(model_dir, curves)
+
+    res = train_dep([dep_sentence(s, norm) for s in tr], [dep_sentence(s, norm) for s in dv], arc_dir, ARC_CONFIG,
+                    learner="adagrad", learner_options={"eta": cfg.arc_eta, "C": cfg.arc_C, "reg": cfg.arc_reg},
+                    epochs=cfg.arc_epochs, batch_size=cfg.arc_batch, threads=cfg.threads, seed=cfg.seed,
+                    resume=resume and arc_dir is not None and os.path.exists(os.path.join(arc_dir, "checkpoint.json")),
+                    progress=progress, log=say, on_epoch=on_epoch)
+    pr = Pruners(norm, tags, trace, trace_w, spine, spine_w, ArcPass(res.model),
+                 Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves)
+    pr.thresholds = tune_thresholds(pr, dv)
+    say(f"thresholds tuned on dev: {asdict(pr.thresholds)}; trained in {time.perf_counter() - start:.0f} s")
+    if model_dir is not None:
+        pr.save(model_dir)
+    return pr
+
+
+# ---------------------------------------------------------------------------------------------
+# tuning and statistics
+# ---------------------------------------------------------------------------------------------
+def _outputs(pr: Pruners, dv):
+    return pr.scores(dv)
+
+
+def arc_recall_at(outputs, dv, ratio, label_counts=None) -> tuple[float, float, float, float]:
+    """(gold structural edges kept, possible (child, parent) pairs kept, cells kept,
+    labelled edges kept), as fractions.  Labelled edges: a kept pair keeps every
+    label allowed for it (``label_counts[s][h, d]``, out of ``label_counts`` total)."""
+    gold_kept = gold = pairs_kept = pairs = cells_kept = cells = 0
+    lab_kept = lab_all = 0.0
+    for k, ((arc_mm, cell_mm, best, *_), sd) in enumerate(zip(outputs, dv)):
+        n = len(sd.words)
+        cut = keep_threshold(arc_mm, best, ratio)
+        keep = arc_mm > cut
+        d = np.arange(1, n + 1)
+        gold_kept += int(keep[sd.heads, d].sum())
+        gold += n
+        pairs_kept += int(keep[:, 1:].sum())
+        pairs += n * n
+        iu = np.triu_indices(n + 1, 1)
+        cells_kept += int((cell_mm[iu] > cut).sum())
+        cells += len(iu[0])
+        if label_counts is not None:
+            allowed, total = label_counts[k]
+            lab_kept += float(allowed[keep].sum())
+            lab_all += float(n * n * total)
+    return (gold_kept / max(gold, 1), pairs_kept / max(pairs, 1), cells_kept / max(cells, 1),
+            lab_kept / max(lab_all, 1.0))
+
+
+def spine_recall_at(pr, outputs, dv, prob, reachable_only: bool = False) -> tuple[float, float, float]:
+    """(gold spines kept, spines kept among POS candidates, spines kept among all spines).
+
+    With ``reachable_only`` the recall counts only gold spines that are among the
+    word's candidates (spines seen with its POS in training): the others can never
+    be kept by any threshold."""
+    gold_kept = gold = kept = cands = 0
+    n_all = len(pr.spine.labels)
+    for (*_, sp, cand), sd in zip(outputs, dv):
+        for i, spid in enumerate(sd.spines):
+            c = cand[i]
+            k = sp[i, :len(c)] > prob
+            kept += int(k.sum())
+            cands += len(c)
+            g = pr.spine.labels.index.get(spid, -1)
+            reachable = g >= 0 and bool((c == g).any())
+            if reachable_only and not reachable:
+                continue
+            gold += 1
+            gold_kept += int(reachable and bool(k[c == g].any()))
+    words = sum(len(sd.words) for sd in dv)
+    return gold_kept / max(gold, 1), kept / max(cands, 1), kept / max(words * n_all, 1)
+
+
+def trace_recall_at(pr, outputs, dv, prob, rank) -> tuple[float, float, float]:
+    """(gold traces kept, kept among all (pair, type), kept among POS-allowed candidates)."""
+    gold_kept = gold = kept = space = cands = 0
+    T = len(pr.trace.labels) - 1
+    for (arc_mm, cell_mm, best, tp, ts, *_), sd in zip(outputs, dv):
+        n = len(sd.words)
+        k = trace_keep(tp, ts, prob, rank)
+        kept += int(k.sum())
+        space += n * (n - 1) * T
+        c = np.isfinite(ts)
+        c[..., 0] = False
+        cands += int(c.sum())
+        for (ci, pi), t in sd.traces.items():
+            gold += 1
+            lab = pr.trace.labels.index.get(t, -1)
+            gold_kept += int(lab > 0 and bool(k[ci, pi, lab]))
+    return gold_kept / max(gold, 1), kept / max(space, 1), kept / max(cands, 1)
+
+
+def tune_thresholds(pr: Pruners, dv: list[SentenceData]) -> Thresholds:
+    """Largest arc ratio keeping >= ``arc_recall`` of gold edges and largest spine
+    probability keeping >= ``spine_recall`` of the gold spines the candidate sets
+    contain (a gold spine never seen with its POS in training cannot be kept at any
+    threshold; on WSJ 2-21 that is 0.07% of dev spines, on the sample's smaller
+    train split 0.8%), on dev."""
+    outputs = _outputs(pr, dv)
+    cfg = pr.config
+    ratio = 0.0
+    for r in np.round(np.arange(0.0, 1.0001, 0.002), 3):
+        if arc_recall_at(outputs, dv, r)[0] >= cfg.arc_recall:
+            ratio = float(r)
+        else:
+            break
+    prob = 0.0
+    for p in np.geomspace(1e-5, 0.5, 120):
+        if spine_recall_at(pr, outputs, dv, p, reachable_only=True)[0] >= cfg.spine_recall:
+            prob = float(p)
+    return Thresholds(arc_ratio=ratio, spine_prob=prob, trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank)
+
+
+def pruning_stats(pr: Pruners, graphs, curves: bool = False) -> dict:
+    """Kept fractions and gold recall of the three pruners on ``graphs`` (percent),
+    plus pass-1 attachment scores, spine accuracy and trace P/R/F."""
+    from ..dep.evaluate import evaluate
+    from .arcpass import dep_sentence
+
+    dv = [sentence_data(g) for g in graphs]
+    start = time.perf_counter()
+    outputs = _outputs(pr, dv)
+    seconds = time.perf_counter() - start
+    th = pr.thresholds
+    label_counts = [pr.arc.allowed_label_counts(dep_sentence(s, pr.normaliser, with_tree=False)) for s in dv]
+    arc_rec, pairs_kept, cells_kept, labelled_kept = arc_recall_at(outputs, dv, th.arc_ratio, label_counts)
+    sp_rec, sp_kept_cand, sp_kept_all = spine_recall_at(pr, outputs, dv, th.spine_prob)
+    sp_rec_reach = spine_recall_at(pr, outputs, dv, th.spine_prob, reachable_only=True)[0]
+    tr_rec, tr_kept_all, tr_kept_cand = trace_recall_at(pr, outputs, dv, th.trace_prob, th.trace_rank)
+    n_labels = pr.arc.labels_allowed()
+    gold = [dep_sentence(s, pr.normaliser) for s in dv]
+    pred = pr.arc.parse([dep_sentence(s, pr.normaliser, with_tree=False) for s in dv])
+    att = evaluate(gold, pred)
+    enc = encode(dv, pr.normaliser, pr.tags)
+    doc = {
+        "sentences": len(dv),
+        "edges_kept_pct": round(100 * labelled_kept, 3),
+        "edge_pairs_kept_pct": round(100 * pairs_kept, 3),
+        "edges_gold_recall_pct": round(100 * arc_rec, 2),
+        "cells_kept_pct": round(100 * cells_kept, 2),
+        "traces_kept_pct": round(100 * tr_kept_all, 3),
+        "traces_kept_of_candidates_pct": round(100 * tr_kept_cand, 2),
+        "traces_gold_recall_pct": round(100 * tr_rec, 2),
+        "spines_kept_pct": round(100 * sp_kept_all, 3),
+        "spines_kept_of_candidates_pct": round(100 * sp_kept_cand, 2),
+        "spines_gold_recall_pct": round(100 * sp_rec, 2),
+        "spines_reachable_recall_pct": round(100 * sp_rec_reach, 2),
+        "arc_uas": round(att.uas, 2), "arc_las": round(att.las, 2),
+        "spine_acc": round(spine_accuracy(pr.spine, pr.spine_w, enc, pr.spine.gold_array(dv)), 2),
+        "thresholds": asdict(th),
+        "labels": n_labels,
+        "sentences_per_second": round(len(dv) / seconds, 1),
+    }
+    doc.update({k.replace("dev_", ""): v for k, v in trace_prf(pr.trace, pr.trace_w, enc, dv).items()})
+    if curves:
+        doc["arc_curve"] = [dict(zip(("ratio", "recall_pct", "pairs_kept_pct", "cells_kept_pct", "edges_kept_pct"),
+                                     (float(r), *[round(100 * x, 4)
+                                                  for x in arc_recall_at(outputs, dv, r, label_counts)])))
+                            for r in np.round(np.linspace(0, 0.99, 34), 3)]
+        doc["spine_curve"] = [dict(zip(("prob", "recall_pct", "kept_of_candidates_pct", "kept_pct"),
+                                       (float(p), *[round(100 * x, 4) for x in spine_recall_at(pr, outputs, dv, p)])))
+                              for p in np.geomspace(1e-4, 0.5, 30)]
+        doc["trace_curve"] = [dict(zip(("prob", "recall_pct", "kept_pct", "kept_of_candidates_pct"),
+                                       (float(p), *[round(100 * x, 4) for x in trace_recall_at(pr, outputs, dv, p, 1.0)])))
+                              for p in np.geomspace(1e-4, 0.9, 30)]
+    return doc
+
+
+def notebook_models(quick: bool | None = None, folder=None, progress=None, log=None) -> Pruners:
+    """Coarse models for the notebooks: loaded from ``folder`` if it holds a trained
+    set, otherwise trained (on the whole train split, or — in quick mode, as under
+    ``make test`` — on its first 300 sentences with two epochs per model) and saved
+    there.  The default folder is a cache keyed by the training code, so notebooks
+    share one trained set and a code change retrains."""
+    import hashlib
+    from pathlib import Path
+
+    from ..config import quick_mode
+    from ..corpora import Corpus
+
+    quick = quick_mode() if quick is None else quick
+    if folder is None:
+        here = Path(__file__).resolve().parent
+        digest = hashlib.sha1()
+        for path in sorted([*here.glob("*.py"), *(here.parent / "dep").glob("*.py"), *(here.parent / "learn").glob("*.py")]):
+            digest.update(path.read_bytes())
+        folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "plgraph" / (
+            f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}")
+    folder = Path(folder)
+    if (folder / "pruners.json").exists():
+        return Pruners.load(folder)
+    train = Corpus("train", progress=progress).graphs()
+    dev = Corpus("dev", progress=progress).graphs()
+    cfg = PrunerConfig()
+    if quick:
+        train = train[:300]
+        cfg = PrunerConfig(spine_epochs=2, trace_epochs=2, arc_epochs=2, trace_bits=20, spine_bits=20)
+    return train_pruners(train, dev, folder, cfg, progress=progress, log=log)
