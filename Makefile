@@ -52,6 +52,13 @@ clean: ## remove build products, test caches and numba's compiled kernels
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -path ./$(VENV) -prune -o \( -name '*.nbi' -o -name '*.nbc' \) -type f -exec rm -f {} +
 
+.PHONY: bench-lm tune-plre
+bench-lm: $(STAMP) ## language models vs KenLM (builds KenLM from the PyPI sdist under ~/.cache/plgraph/kenlm)
+	$(PY) bench/bench_lm.py --build-kenlm
+
+tune-plre: $(STAMP) ## re-tune PLRE's defaults on validation data (appends to bench/tune_plre.csv)
+	$(PY) bench/tune_plre.py
+
 .PHONY: dep-models dep-basque bench-dep
 FIND_CORPUS = $(shell $(PY) -c "from plgraph.data import find_corpus; print(find_corpus('$(1)'))" 2>/dev/null)
 NEED_CORPUS = @test -n "$(call FIND_CORPUS,$(1))" || $(PY) -c "from plgraph.data import find_corpus; find_corpus('$(1)')"

@@ -125,6 +125,7 @@ def cmd_convert(args) -> int:
 COMMAND_MODULES: list[str] = [
     "plgraph.rules.cli",
     "plgraph.pruners.cli",
+    "plgraph.lm.cli",
     "plgraph.dep.cli",
 ]
 

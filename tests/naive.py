@@ -659,3 +659,324 @@ def attachment_scores(gold, pred):
     return {"uas": 100 * uas / tot, "las": 100 * las / tot, "uas_nopunct": 100 * uasp / totp,
             "las_nopunct": 100 * lasp / totp}
 
+
+# =============================================================================================
+# language models (plgraph.lm)
+# =============================================================================================
+UNK_ID, BOS_ID, EOS_ID = 0, 1, 2
+
+
+# ----------------------------------------------------------------------------------------------
+# counting
+
+def padded(sentences_ids):
+    return [[BOS_ID, *s, EOS_ID] for s in sentences_ids]
+
+
+def raw_counts(sentences_ids, order):
+    """{k: Counter of k-gram tuples} over every window of the padded sentences."""
+    out = {k: Counter() for k in range(1, order + 1)}
+    for s in padded(sentences_ids):
+        for k in range(1, order + 1):
+            for i in range(len(s) - k + 1):
+                out[k][tuple(s[i:i + k])] += 1
+    return out
+
+
+def adjusted_counts(raw, order):
+    """KN counts: raw at the highest order; distinct left extensions below, raw for <s>-initial; <s> = 0."""
+    adj = {order: Counter(raw[order])}
+    for k in range(order - 1, 0, -1):
+        left = defaultdict(set)
+        for g in raw[k + 1]:
+            left[g[1:]].add(g[0])
+        adj[k] = Counter()
+        for g, c in raw[k].items():
+            adj[k][g] = c if g[0] == BOS_ID else len(left[g])
+    if (BOS_ID,) in adj[1]:
+        adj[1][(BOS_ID,)] = 0
+    return adj
+
+
+def count_of_counts(adj_k):
+    n = [0] * 5
+    for c in adj_k.values():
+        if 1 <= c <= 4:
+            n[c] += 1
+    return n
+
+
+def discounts(n, kind):
+    """[D(0), D(1), D(2), D(3+)] with KenLM's fallback."""
+    if kind == "kn":
+        if n[1] <= 0 or n[2] <= 0:
+            return [0, 0.5, 0.5, 0.5]
+        y = n[1] / (n[1] + 2 * n[2])
+        return [0, y, y, y] if 0 < y < 1 else [0, 0.5, 0.5, 0.5]
+    if min(n[1:5]) <= 0:
+        return [0, 0.5, 1.0, 1.5]
+    y = n[1] / (n[1] + 2 * n[2])
+    d = [0, 1 - 2 * y * n[2] / n[1], 2 - 3 * y * n[3] / n[2], 3 - 4 * y * n[4] / n[3]]
+    return d if all(0 < d[r] < r for r in (1, 2, 3)) else [0, 0.5, 1.0, 1.5]
+
+
+def D(table, c):
+    return table[min(c, 3)] if c > 0 else 0.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Kneser-Ney family
+
+class NaiveKN:
+    """Interpolated / back-off (M)KN straight from the recursive formulas."""
+
+    def __init__(self, sentences_ids, order, vocab_size, kind="mkn", interpolate=True):
+        self.order = order
+        self.V = vocab_size
+        self.raw = raw_counts(sentences_ids, order)
+        self.adj = adjusted_counts(self.raw, order)
+        self.D = {k: discounts(count_of_counts(self.adj[k]), kind) for k in range(1, order + 1)}
+        self.interpolate = interpolate
+        self.succ = {k: defaultdict(dict) for k in range(2, order + 1)}
+        for k in range(2, order + 1):
+            for g, c in self.adj[k].items():
+                self.succ[k][g[:-1]][g[-1]] = c
+
+    def unigram(self, w):
+        if w == BOS_ID:
+            return 0.0
+        a = self.adj[1]
+        total = sum(a.values())
+        gamma = sum(D(self.D[1], c) for c in a.values()) / total
+        c = a.get((w,), 0)
+        return (c - D(self.D[1], c)) / total + gamma / (self.V - 1)
+
+    def prob(self, w, h):
+        """P(w | h) with h the last (at most order-1) history words."""
+        h = tuple(h)[-(self.order - 1):] if self.order > 1 else ()
+        return self._p(w, h)
+
+    def _p(self, w, h):
+        if not h:
+            return self.unigram(w)
+        k = len(h) + 1
+        succ = self.succ[k].get(h)
+        if not succ:
+            return self._p(w, h[1:])
+        table = self.D[k]
+        total = sum(succ.values())
+        gamma = sum(D(table, c) for c in succ.values()) / total
+        c = succ.get(w, 0)
+        if self.interpolate:
+            return (c - D(table, c)) / total + gamma * self._p(w, h[1:])
+        if c > 0:
+            # a context whose successors leave < 1e-9 lower-order mass backs off fully
+            left = 1 - math.fsum(self._p(v, h[1:]) for v in succ)
+            if left < 1e-9:
+                return self._p(w, h[1:])
+            return (c - D(table, c)) / total
+        left = 1 - math.fsum(self._p(v, h[1:]) for v in succ)
+        if left < 1e-9:
+            return self._p(w, h[1:])
+        return gamma / left * self._p(w, h[1:])
+
+
+def stream_logprobs(model, sentences_ids):
+    """ln P of every predicted token (words and </s>) with model.prob(w, history)."""
+    out = []
+    for s in padded(sentences_ids):
+        for i in range(1, len(s)):
+            out.append(math.log(model.prob(s[i], s[max(0, i - model.order + 1):i])))
+    return np.array(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# generalised-KL NMF, dense
+
+MASK = (1 << 64) - 1
+
+
+def init_value(seed, which, index, k):
+    """Python copy of the kernels' splitmix64 start values."""
+    x = (seed * 0x9E3779B97F4A7C15) & MASK
+    x ^= (which * 0xBF58476D1CE4E5B9) & MASK
+    x ^= (index * 0x94D049BB133111EB) & MASK
+    x = (x + k * 0x2545F4914F6CDD1D) & MASK
+    x ^= x >> 30
+    x = (x * 0xBF58476D1CE4E5B9) & MASK
+    x ^= x >> 27
+    x = (x * 0x94D049BB133111EB) & MASK
+    x ^= x >> 31
+    return 0.5 + (x >> 11) / 9007199254740992.0
+
+
+def nmf_dense(T, U, W, iterations):
+    """Lee & Seung KL updates on a dense target T (zeros = unobserved), U then W each
+    iteration, then every column of U W rescaled to its column sum in T."""
+    T = np.asarray(T, float)
+    U = U.copy()
+    W = W.copy()
+    mask = T > 0
+    for _ in range(iterations):
+        Z = U @ W
+        R = np.where(mask, T / np.where(mask, Z, 1.0), 0.0)
+        wsum = W.sum(axis=1)
+        U = U * (R @ W.T) / np.where(wsum > 0, wsum, 1.0) * (wsum > 0)
+        Z = U @ W
+        R = np.where(mask, T / np.where(mask, Z, 1.0), 0.0)
+        usum = U.sum(axis=0)
+        W = W * (U.T @ R) / np.where(usum > 0, usum, 1.0)[:, None] * (usum > 0)[:, None]
+    colsum_z = (U @ W).sum(axis=0)
+    target = T.sum(axis=0)
+    scale = np.where(colsum_z > 0, target / np.where(colsum_z > 0, colsum_z, 1.0), 0.0)
+    return U, W * scale[None, :]
+
+
+def gkl(T, Z):
+    """Generalised KL divergence sum T log(T/Z) - T + Z (0 log 0 = 0)."""
+    T = np.asarray(T, float)
+    m = T > 0
+    return float(np.sum(T[m] * np.log(T[m] / Z[m])) - T.sum() + Z.sum())
+
+
+# ----------------------------------------------------------------------------------------------
+# PLRE
+
+class NaivePLRE(NaiveKN):
+    """PLRE from seed Eq. 33 / Algorithm 1 with dense per-slice NMF (same start values as the kernels)."""
+
+    def __init__(self, sentences_ids, order, vocab_size, terms, kind="mkn", iterations=10, seed=0, restarts=1):
+        super().__init__(sentences_ids, order, vocab_size, kind, interpolate=True)
+        self.terms = {}   # level -> list of (power, kappa), decreasing power
+        for level, power, kappa in terms:
+            if level <= order:
+                self.terms.setdefault(level, []).append((power, kappa))
+        for level in self.terms:
+            self.terms[level].sort(key=lambda t: -t[0])
+        # index of each (k-1)-gram in lexicographic order = its entry index in the trie
+        self.index = {}
+        for k in range(1, order + 1):
+            grams = sorted(self.adj[k]) if k > 1 else [(w,) for w in range(vocab_size)]
+            self.index[k] = {g: i for i, g in enumerate(grams)}
+        self.factors = {}  # (level, j) -> {slice m: (rows, cols, U, W)}
+        fit_no = 0
+        for k in range(2, order + 1):
+            for j, (power, kappa) in enumerate(self.terms.get(k, []), start=1):
+                self.factors[(k, j)] = self._fit(k, j, kappa, iterations, seed + 7919 * fit_no, restarts)
+                fit_no += 1
+
+    def _term_parts(self, k, h):
+        """Per successor w of h: the discounts D_j(hw) and powered counts, for j = 0..eta."""
+        succ = self.succ[k][h]
+        powers = [p for p, _ in self.terms.get(k, [])]
+        eta = len(powers)
+        rhos = [1.0] + powers + [0.0]
+        out = []
+        for j in range(eta + 1):
+            dj, cj = {}, {}
+            for w, c in succ.items():
+                dstar = D(self.D[k], c) ** (1.0 / (eta + 1))
+                cj[w] = c ** rhos[j]
+                dj[w] = min(dstar * c ** rhos[j + 1], cj[w])
+            out.append((dj, cj))
+        return out
+
+    def _fit(self, k, j, kappa, iterations, seed, restarts):
+        """Dense per-slice fits; with restarts, Z is the mean of independently started fits."""
+        slices = defaultdict(dict)  # m -> {(x, w): target}
+        for h in self.succ[k]:
+            parts = self._term_parts(k, h)
+            dj, cj = parts[j]
+            for w in dj:
+                slices[h[1:]][(h[0], w)] = cj[w] - dj[w]
+        out = {}
+        prev = self.index[k - 1]
+        for m, entries in slices.items():
+            rows = sorted(g for g in prev if g[:-1] == m) if k > 2 else sorted(prev)
+            cols = sorted(g for g in prev if g[1:] == m) if k > 2 else sorted(prev)
+            ri = {g: i for i, g in enumerate(rows)}
+            ci = {g: i for i, g in enumerate(cols)}
+            T = np.zeros((len(rows), len(cols)))
+            for (x, w), t in entries.items():
+                T[ri[m + (w,)], ci[(x,) + m]] = t
+            nz_rows = int((T > 0).any(axis=1).sum())
+            nz_cols = int((T > 0).any(axis=0).sum())
+            kap = min(kappa, nz_rows, nz_cols)
+            if kap == 0:
+                continue
+            Z = np.zeros_like(T)
+            for r in range(restarts):
+                s = seed + 104_729 * r
+                U0 = np.array([[init_value(s, 0, prev[g], q) for q in range(kap)] for g in rows])
+                W0 = np.array([[init_value(s, 1, prev[g], q) for g in cols] for q in range(kap)])
+                U, W = nmf_dense(T, U0, W0, iterations)
+                Z += U @ W / restarts
+            out[m] = (ri, ci, Z)
+        return out
+
+    def _p(self, w, h):
+        if not h:
+            return self.unigram(w)
+        k = len(h) + 1
+        succ = self.succ[k].get(h)
+        if not succ:
+            return self._p(w, h[1:])
+        parts = self._term_parts(k, h)
+        inner = self._p(w, h[1:])
+        m = h[1:]
+        for j in range(len(parts) - 1, 0, -1):
+            dj, cj = parts[j]
+            S = sum(cj.values())
+            gamma = sum(dj.values()) / S
+            z = 0.0
+            fac = self.factors[(k, j)].get(m)
+            if fac is not None:
+                ri, ci, Z = fac
+                if m + (w,) in ri and h in ci:
+                    z = float(Z[ri[m + (w,)], ci[h]]) / S
+            inner = z + gamma * inner
+        d0, c0 = parts[0]
+        S0 = sum(c0.values())
+        gamma0 = sum(d0.values()) / S0
+        t0 = (c0[w] - d0[w]) / S0 if w in succ else 0.0
+        return t0 + gamma0 * inner
+
+
+# ----------------------------------------------------------------------------------------------
+# ARPA
+
+def read_arpa(path):
+    """{k: {words tuple: (log10 p, log10 bow)}} of an ARPA file."""
+    tables = {}
+    k = None
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if line.startswith("\\") and line.endswith("-grams:"):
+                k = int(line[1:line.index("-")])
+                tables[k] = {}
+                continue
+            if not line or line.startswith("\\") or k is None:
+                continue
+            parts = line.split("\t")
+            bow = float(parts[2]) if len(parts) > 2 else 0.0
+            tables[k][tuple(parts[1].split(" "))] = (float(parts[0]), bow)
+    return tables
+
+
+def arpa_prob(tables, w, h):
+    """Standard ARPA back-off: P(w | h) from the longest matching n-gram."""
+    h = tuple(h)
+    order = max(tables)
+    h = h[-(order - 1):] if order > 1 else ()
+    for start in range(len(h) + 1):
+        ctx = h[start:]
+        g = ctx + (w,)
+        if g in tables.get(len(g), {}):
+            lp = tables[len(g)][g][0]
+            for s2 in range(start):  # longer contexts that did not contain w
+                c2 = h[s2:]
+                if c2 in tables.get(len(c2), {}):
+                    lp += tables[len(c2)][c2][1]
+            return 10 ** lp
+    raise KeyError(w)
