@@ -106,9 +106,9 @@ def cmd_convert(args) -> int:
             out_chunks.append(tree.to_string() + "\n")
     text = "".join(out_chunks)
     if args.out:
-        from .coverage import _atomic_write
+        from .atomic import atomic_text
 
-        _atomic_write(args.out, text)
+        atomic_text(args.out, text)
     else:
         sys.stdout.write(text)
     n_ok = len(out_chunks)

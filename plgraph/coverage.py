@@ -76,7 +76,7 @@ class CoverageResult:
         }
 
     def write_json(self, path) -> None:
-        _atomic_write(path, json.dumps(self.to_json_dict(), indent=2) + "\n")
+        atomic_text(path, json.dumps(self.to_json_dict(), indent=2) + "\n")
 
     def structure_frame(self):
         import pandas as pd
@@ -122,10 +122,6 @@ class CoverageResult:
             lines.append(f"Skipped {len(self.skipped)} sentence(s):")
             lines.extend("  " + str(b) for b in self.skipped)
         return "\n".join(lines)
-
-
-def _atomic_write(path, text: str) -> None:
-    atomic_text(path, text)
 
 
 def _has_null(tree) -> bool:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from . import paper
+from .atomic import atomic_text, atomic_write_with
 
 _SAVE = {"png": {"metadata": {"Software": None}, "dpi": 120}, "svg": {"metadata": {"Date": None}}}
 
@@ -23,9 +24,7 @@ def _save(fig, base: Path) -> list[Path]:
     out = []
     for ext, kwargs in _SAVE.items():
         path = base.with_suffix("." + ext)
-        tmp = path.with_name(".tmp-" + path.name)
-        fig.savefig(tmp, format=ext, bbox_inches="tight", **kwargs)
-        os.replace(tmp, path)
+        atomic_write_with(path, lambda tmp: fig.savefig(tmp, format=ext, bbox_inches="tight", **kwargs))
         out.append(path)
     return out
 
@@ -114,16 +113,15 @@ def write_coverage_figures(result, outdir) -> list[Path]:
     """Write coverage tables (CSV, Markdown, JSON) and bar charts (PNG, SVG) to ``outdir``."""
     import matplotlib.pyplot as plt
 
-    from .coverage import _atomic_write
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, frame in (("coverage_structure.csv", result.structure_frame()),
                         ("coverage_steps.csv", result.coverage_frame())):
-        _atomic_write(out / name, frame.to_csv(index=False, float_format="%.2f"))
+        atomic_text(out / name, frame.to_csv(index=False, float_format="%.2f"))
         written.append(out / name)
-    _atomic_write(out / "coverage.md", coverage_markdown(result))
+    atomic_text(out / "coverage.md", coverage_markdown(result))
     written.append(out / "coverage.md")
     result.write_json(out / "coverage.json")
     written.append(out / "coverage.json")
@@ -177,7 +175,6 @@ def _rules(outdir, ptb=None) -> list[Path]:
     import matplotlib.pyplot as plt
 
     from .corpora import Corpus
-    from .coverage import _atomic_write
     from .rules import count_rules, full_tables
 
     out = Path(outdir)
@@ -185,7 +182,7 @@ def _rules(outdir, ptb=None) -> list[Path]:
     tables = full_tables()
     usage = count_rules(Corpus("train", ptb).sentences(), tables, progress=False)
     written = []
-    _atomic_write(out / "rule_usage.csv", usage.table(tables).to_csv(index=False, float_format="%.3f"))
+    atomic_text(out / "rule_usage.csv", usage.table(tables).to_csv(index=False, float_format="%.3f"))
     written.append(out / "rule_usage.csv")
     fig = plot_rule_usage(usage)
     written += _save(fig, out / "rule_usage")
@@ -223,7 +220,6 @@ def _examples(outdir, ptb=None) -> list[Path]:
     import matplotlib.pyplot as plt
 
     from .corpora import Corpus
-    from .coverage import _atomic_write
     from .viz import render_figure, render_svg
 
     out = Path(outdir)
@@ -231,12 +227,11 @@ def _examples(outdir, ptb=None) -> list[Path]:
     written = []
     for key, s in example_sentences(Corpus("all", ptb).sentences()).items():
         base = out / f"example_{key}"
-        _atomic_write(base.with_suffix(".svg"), render_svg(s.graph))
+        atomic_text(base.with_suffix(".svg"), render_svg(s.graph))
         written.append(base.with_suffix(".svg"))
         fig = render_figure(s.graph)
-        tmp = base.with_name(".tmp-" + base.name + ".png")
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
-        os.replace(tmp, base.with_suffix(".png"))
+        atomic_write_with(base.with_suffix(".png"),
+                          lambda tmp: fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None}))
         plt.close(fig)
         written.append(base.with_suffix(".png"))
     return written

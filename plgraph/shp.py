@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 from typing import Iterable
 
 import numpy as np
 
+from .atomic import atomic_write_with
 from .errors import SHPFormatError
 from .graph import Graph, NullRecord, OrphanIndex, STRUCTURAL, TRACE
 from .ptb.clean import coindex_of
@@ -211,17 +211,13 @@ def write_shp(graphs: Iterable[Graph], path=None, comments: bool = True):
     if path is None:
         return "".join(format_shp(g, comments) for g in graphs)
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".shp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as handle:
             for g in graphs:
                 handle.write(format_shp(g, comments))
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    atomic_write_with(path, write)
     return path
 
 

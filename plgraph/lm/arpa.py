@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PlgraphError
-from .io import atomic_path
+from ..atomic import atomic_open
 from .model import KNModel, LanguageModel
 
 LOG10_E = 1.0 / np.log(10.0)
@@ -43,7 +43,7 @@ def write_arpa(model: LanguageModel, path, progress: bool | None = None) -> dict
     N = model.order
     words = np.array(model.vocab.words, dtype=object)
     sizes = {k: model.n_entries(k) for k in range(1, N + 1)}
-    with atomic_path(path, "w") as fh:
+    with atomic_open(path, "w") as fh:
         fh.write("\\data\\\n")
         for k in range(1, N + 1):
             fh.write(f"ngram {k}={sizes[k]}\n")

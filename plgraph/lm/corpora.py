@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..data import CORPORA as DATA_CORPORA, find_corpus
 from ..errors import InputError
-from .io import atomic_write_text
+from ..atomic import atomic_text
 
 SPLIT_NAMES = ("train", "valid", "test")
 
@@ -127,7 +127,7 @@ def make_brown_protocol(brown_dir, out_dir) -> dict[str, Path]:
     for name, sents in splits.items():
         text = "".join(" ".join(w if w in keep else BROWN_UNK for w in s) + "\n" for s in sents)
         paths[name] = out / f"{name}.txt"
-        atomic_write_text(paths[name], text)
+        atomic_text(paths[name], text)
     return paths
 
 

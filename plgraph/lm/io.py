@@ -3,19 +3,18 @@
 No pickle anywhere: arrays are saved with :func:`numpy.savez` and loaded with
 ``allow_pickle=False``; the header (format version, method, order, options,
 discounts, vocabulary) is UTF-8 JSON stored in the archive as the ``uint8``
-array ``__header__``.  Every write goes to a temporary file in the target
-folder first and is moved into place with :func:`os.replace`, so an
-interrupted run never leaves a half-written model behind.
+array ``__header__``.  Every write goes through :mod:`plgraph.atomic` (a temporary file in the
+target folder, then :func:`os.replace`), so an interrupted run never leaves
+a half-written model behind.
 """
 from __future__ import annotations
 
 import json
 import os
-import tempfile
-from contextlib import contextmanager
 
 import numpy as np
 
+from ..atomic import atomic_open
 from ..errors import InputError
 
 FORMAT = "plgraph-lm"
@@ -26,28 +25,6 @@ class ModelFileError(InputError):
     """A file that is not a readable plgraph language model."""
 
 
-@contextmanager
-def atomic_path(path, mode: str = "wb"):
-    """Open a temporary file beside ``path``; on success move it to ``path``."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, mode) as handle:
-            yield handle
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_text(path, text: str) -> None:
-    with atomic_path(path, "w") as handle:
-        handle.write(text)
-
-
 def save_arrays(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` and the JSON ``header`` to ``path`` atomically."""
     head = dict(header, format=FORMAT, format_version=FORMAT_VERSION)
@@ -55,7 +32,7 @@ def save_arrays(path, header: dict, arrays: dict[str, np.ndarray]) -> None:
     for name, arr in arrays.items():
         if not isinstance(arr, np.ndarray) or arr.dtype == object:
             raise TypeError(f"array {name!r} must be a numeric numpy array")
-    with atomic_path(path, "wb") as handle:
+    with atomic_open(path, "wb") as handle:
         np.savez(handle, __header__=blob, **arrays)
 
 

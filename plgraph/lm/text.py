@@ -178,6 +178,6 @@ def read_stream(path, vocab: Vocabulary) -> TokenStream:
 
 def write_sentences(path, sentences: Iterable[Sequence[str]]) -> None:
     """Write one sentence per line (atomically: temp file + ``os.replace``)."""
-    from .io import atomic_write_text
+    from ..atomic import atomic_text
 
-    atomic_write_text(path, "".join(" ".join(s) + "\n" for s in sentences))
+    atomic_text(path, "".join(" ".join(s) + "\n" for s in sentences))

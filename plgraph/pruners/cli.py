@@ -41,7 +41,7 @@ def _train(args) -> int:
 
 
 def _stats(args) -> int:
-    from ..coverage import _atomic_write
+    from ..atomic import atomic_text
     from .pipeline import Pruners, pruning_stats
 
     pr = Pruners.load(args.model_dir)
@@ -66,7 +66,7 @@ def _stats(args) -> int:
           f"trace classifier P {doc['trace_p']} R {doc['trace_r']} F {doc['trace_f']}")
     print("thresholds:", json.dumps(doc["thresholds"]))
     if args.json:
-        _atomic_write(args.json, json.dumps(doc, indent=2) + "\n")
+        atomic_text(args.json, json.dumps(doc, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 

@@ -7,7 +7,7 @@ import time
 
 
 def _generate(args) -> int:
-    from ..coverage import _atomic_write
+    from ..atomic import atomic_text
     from .tables import full_tables
 
     start = time.perf_counter()
@@ -15,7 +15,7 @@ def _generate(args) -> int:
     lines = t.lines()
     text = "\n".join(lines) + "\n"
     if args.out:
-        _atomic_write(args.out, text)
+        atomic_text(args.out, text)
         print(f"wrote {len(lines)} rules ({t.n_arc} arc + {t.n_comb} combination) to {args.out} "
               f"in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     else:
@@ -26,7 +26,7 @@ def _generate(args) -> int:
 def _count(args) -> int:
     from .. import paper
     from ..corpora import Corpus
-    from ..coverage import _atomic_write
+    from ..atomic import atomic_text
     from .tables import full_tables
     from .usage import count_rules, unseen_in
 
@@ -80,7 +80,7 @@ def _count(args) -> int:
     print(usage.table(t, top=args.top).to_string(index=False, columns=["template", "count", "share %",
                                                                         "cumulative %", "text"]))
     if args.json:
-        _atomic_write(args.json, json.dumps(doc, indent=2) + "\n")
+        atomic_text(args.json, json.dumps(doc, indent=2) + "\n")
         print(f"\nwrote {args.json}")
     if args.export:
         pruned = usage.pruned(args.min_count, t)

@@ -7,9 +7,9 @@ call ``explorer.save()``; ``explorer.svg`` is the current drawing.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from ..atomic import atomic_text, atomic_write_with
 from ..graph import Graph
 from ..structure import classify
 from .svg import render_svg
@@ -141,15 +141,11 @@ class Explorer:
         self.outdir.mkdir(parents=True, exist_ok=True)
         base = self.outdir / f"graph_{g.id or 'sentence'}"
         svg_path = base.with_suffix(".svg")
-        tmp = svg_path.with_name(".tmp-" + svg_path.name)
-        tmp.write_text(self.svg, encoding="utf-8")
-        os.replace(tmp, svg_path)
+        atomic_text(svg_path, self.svg)
         overlay = self.overlay.get(g.id) if self.compare.value else None
         fig = render_figure(g, overlay, **self.options())
         png_path = base.with_suffix(".png")
-        tmp = png_path.with_name(".tmp-" + png_path.name)
-        fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None})
-        os.replace(tmp, png_path)
+        atomic_write_with(png_path, lambda tmp: fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None}))
         matplotlib.pyplot.close(fig)
         self.status.value = f"saved {svg_path} and {png_path}"
         return [svg_path, png_path]
