@@ -59,6 +59,32 @@ def softmax_rows(S: np.ndarray) -> np.ndarray:
     return np.divide(e, z, out=np.zeros_like(e), where=z > 0)
 
 
+class _BatchOutput:
+    """Output buffers of a batch kernel: sentence ``b`` may write up to ``sizes[b]``
+    (feature index, value) entries from ``off[b]`` on and reports how many it wrote
+    in ``m[b]`` and its loss in ``loss[b]``."""
+
+    def __init__(self, sizes: np.ndarray):
+        self.off = np.zeros(len(sizes) + 1, np.int64)
+        np.cumsum(sizes, out=self.off[1:])
+        total = max(int(self.off[-1]), 1)
+        self.idx = np.empty(total, np.int64)
+        self.val = np.empty(total, np.float64)
+        self.m = np.zeros(len(sizes), np.int64)
+        self.loss = np.zeros(len(sizes), np.float64)
+
+    def arrays(self) -> tuple:
+        """The kernel's trailing arguments ``out_off, out_idx, out_val, out_m, out_loss``."""
+        return self.off, self.idx, self.val, self.m, self.loss
+
+    def gradient(self) -> SparseGradient:
+        """The written entries of every sentence, concatenated, with the summed loss."""
+        spans = [slice(self.off[b], self.off[b] + self.m[b]) for b in range(len(self.m))]
+        idx = np.concatenate([self.idx[sl] for sl in spans]) if spans else np.zeros(0, np.int64)
+        val = np.concatenate([self.val[sl] for sl in spans]) if spans else np.zeros(0)
+        return SparseGradient(idx, val, float(self.loss.sum()))
+
+
 class _HashedWeights:
     """Feature keys hashed into a weight vector of ``2**bits`` entries."""
 
@@ -107,19 +133,10 @@ class TraceClassifier(_HashedWeights):
 
     def batch_gradient(self, learner, enc: Encoded, gold, batch: np.ndarray, cost: float = 1.0) -> SparseGradient:
         gold_off, gold_c, gold_p, gold_l = gold
-        sizes = K.trace_batch_sizes(batch, enc.tok_off, enc.tid, gold_off, gold_c, gold_p, self.allowed)
-        out_off = np.zeros(len(batch) + 1, np.int64)
-        np.cumsum(sizes, out=out_off[1:])
-        out_idx = np.empty(max(int(out_off[-1]), 1), np.int64)
-        out_val = np.empty(max(int(out_off[-1]), 1), np.float64)
-        out_m = np.zeros(len(batch), np.int64)
-        out_loss = np.zeros(len(batch), np.float64)
+        out = _BatchOutput(K.trace_batch_sizes(batch, enc.tok_off, enc.tid, gold_off, gold_c, gold_p, self.allowed))
         K.trace_batch(batch, enc.tok_off, enc.wh, enc.th, enc.tid, gold_off, gold_c, gold_p, gold_l, self.allowed,
-                      self.mask, float(cost), *learner.read_args(), out_off, out_idx, out_val, out_m, out_loss)
-        pieces = [slice(out_off[b], out_off[b] + out_m[b]) for b in range(len(batch))]
-        idx = np.concatenate([out_idx[sl] for sl in pieces]) if pieces else np.zeros(0, np.int64)
-        val = np.concatenate([out_val[sl] for sl in pieces]) if pieces else np.zeros(0)
-        return SparseGradient(idx, val, float(out_loss.sum()))
+                      self.mask, float(cost), *learner.read_args(), *out.arrays())
+        return out.gradient()
 
     def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
         """(n, n, labels) scores of sentence ``s`` (-inf for non-candidates)."""
@@ -162,18 +179,11 @@ class SpineClassifier(_HashedWeights):
 
     def batch_gradient(self, learner, enc: Encoded, gold: np.ndarray, batch: np.ndarray,
                        cost: float = 1.0) -> SparseGradient:
-        sizes = np.array([2 * K.MAX_WORD_KEYS * (enc.tok_off[s + 1] - enc.tok_off[s]) for s in batch], np.int64)
-        out_off = np.zeros(len(batch) + 1, np.int64)
-        np.cumsum(sizes, out=out_off[1:])
-        out_idx = np.empty(max(int(out_off[-1]), 1), np.int64)
-        out_val = np.empty(max(int(out_off[-1]), 1), np.float64)
-        out_m = np.zeros(len(batch), np.int64)
-        out_loss = np.zeros(len(batch), np.float64)
+        out = _BatchOutput(np.array([2 * K.MAX_WORD_KEYS * (enc.tok_off[s + 1] - enc.tok_off[s]) for s in batch],
+                                    np.int64))
         K.spine_batch(batch, enc.tok_off, enc.wh, enc.th, enc.tid, gold, self.cand_off, self.cand_lab, self.mask,
-                      float(cost), *learner.read_args(), out_off, out_idx, out_val, out_m, out_loss)
-        idx = np.concatenate([out_idx[out_off[b]:out_off[b] + out_m[b]] for b in range(len(batch))])
-        val = np.concatenate([out_val[out_off[b]:out_off[b] + out_m[b]] for b in range(len(batch))])
-        return SparseGradient(idx, val, float(out_loss.sum()))
+                      float(cost), *learner.read_args(), *out.arrays())
+        return out.gradient()
 
     def candidates(self, enc: Encoded, s: int) -> list[np.ndarray]:
         base, n = enc.span(s)
