@@ -39,9 +39,14 @@ def cmd_coverage(args) -> int:
     from .corpora import iter_trees
     from .coverage import compute_coverage
     from .data import ptb_files
+    from .atomic import check_writable, check_writable_dir
     from .structure import warmup
 
     warmup()
+    for out in filter(None, [args.json]):
+        check_writable(out)
+    if args.figures:
+        check_writable_dir(args.figures)
     files = ptb_files(args.split, args.ptb)
     bad: list = []
     start = time.perf_counter()
@@ -50,11 +55,12 @@ def cmd_coverage(args) -> int:
     result.skipped = bad + result.skipped
     elapsed = time.perf_counter() - start
     source = args.ptb or "NLTK PTB sample"
+    if args.json:  # the results first: a failing terminal must not lose them
+        result.write_json(args.json)
     print(f"# {source}, split {args.split}: {result.n_sentences} sentences from {len(files)} files "
           f"({elapsed:.1f} s)")
     print(result.format_text())
     if args.json:
-        result.write_json(args.json)
         print(f"\nwrote {args.json}")
     if args.figures:
         from .figures import write_coverage_figures
@@ -65,60 +71,79 @@ def cmd_coverage(args) -> int:
 
 
 def cmd_convert(args) -> int:
+    """Convert one file.  Sentences that cannot be read or converted are skipped and
+    listed on stderr (file, line, sentence id), as are the warnings the conversion
+    attaches to a graph.  When no sentence converts, nothing is written (an existing
+    output stays as it was) and the run fails."""
     from .convert import graph_to_tree, tree_to_graph
+    from .errors import InputError
     from .ptb.reader import BadSentence, read_ptb
     from .shp import format_shp, read_shp
 
     src = args.input
     fmt_in = args.from_format or ("shp" if src.endswith(".shp") else "ptb")
     opts = _options(args)
+    comments = not args.no_comments
     out_chunks: list[str] = []
     bad: list = []
+    notes: list[tuple[str, str]] = []  # (sentence id, warning) of converted sentences
+
+    def convert_one(sid, index, work) -> None:
+        """``work() -> (text, warnings)``; a PlgraphError (or a structure too deep to
+        handle) skips the sentence with its reason instead of stopping the run."""
+        try:
+            text, warnings = work()
+        except PlgraphError as err:
+            bad.append(BadSentence(str(sid), src, index, getattr(err, "line", None), getattr(err, "reason", str(err))))
+            return
+        except RecursionError:
+            bad.append(BadSentence(str(sid), src, index, None, "structure nested too deeply to convert"))
+            return
+        out_chunks.append(text)
+        notes.extend((str(sid), w) for w in warnings)
+
+    def ptb_item(item):
+        if args.to == "ptb":
+            return item.tree.to_string() + "\n", []
+        graph = tree_to_graph(item.tree, opts, sid=item.id, strict=args.strict)
+        return format_shp(graph, comments=comments), list(graph.warnings)
+
+    def shp_item(graph):
+        if args.to == "shp":
+            return format_shp(graph, comments=comments), list(graph.warnings)
+        before = len(graph.warnings)
+        tree = graph_to_tree(graph, use_null_positions=not args.guess_nulls)
+        return tree.to_string() + "\n", graph.warnings[before:]
+
     if fmt_in == "ptb":
-        items = read_ptb(src, on_error="skip")
-        for item in items:
-            if isinstance(item, BadSentence):
-                bad.append(item)
-                continue
-            if args.to == "ptb":
-                out_chunks.append(item.tree.to_string() + "\n")
-                continue
-            try:
-                graph = tree_to_graph(item.tree, opts, sid=item.id, strict=args.strict)
-            except PlgraphError as err:
-                bad.append(BadSentence(item.id, src, item.index, None, getattr(err, "reason", str(err))))
-                continue
-            out_chunks.append(format_shp(graph, comments=not args.no_comments))
+        items, work = read_ptb(src, on_error="skip"), ptb_item
     else:
-        items = read_shp(src, on_error="skip")
-        for k, item in enumerate(items):
-            if isinstance(item, BadSentence):
-                bad.append(item)
-                continue
-            if args.to == "shp":
-                out_chunks.append(format_shp(item, comments=not args.no_comments))
-                continue
-            try:
-                tree = graph_to_tree(item, use_null_positions=not args.guess_nulls)
-            except PlgraphError as err:
-                bad.append(BadSentence(item.id or str(k), src, k, None, getattr(err, "reason", str(err))))
-                continue
-            out_chunks.append(tree.to_string() + "\n")
+        items, work = read_shp(src, on_error="skip"), shp_item
+    for k, item in enumerate(items):
+        if isinstance(item, BadSentence):
+            bad.append(item)
+            continue
+        sid = item.id if fmt_in == "ptb" else (item.id or str(k))
+        convert_one(sid, getattr(item, "index", k), lambda item=item: work(item))
+    for sid, warning in notes:
+        print(f"plgraph convert: warning: {src}, sentence {sid}: {warning}", file=sys.stderr)
+    if bad:
+        print(f"plgraph convert: skipped {len(bad)} sentence(s) of {src}:", file=sys.stderr)
+        for b in bad:
+            print(f"  {b}", file=sys.stderr)
+    n_ok = len(out_chunks)
+    if not n_ok:
+        kept = f"; {args.out} left unchanged" if args.out else ""
+        raise InputError(f"no sentence could be converted{kept}", source=src)
     text = "".join(out_chunks)
     if args.out:
         from .atomic import atomic_text
 
         atomic_text(args.out, text)
+        print(f"plgraph convert: wrote {n_ok} sentence(s) to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    n_ok = len(out_chunks)
-    if bad:
-        print(f"plgraph convert: skipped {len(bad)} sentence(s) of {src}:", file=sys.stderr)
-        for b in bad:
-            print(f"  {b}", file=sys.stderr)
-    if args.out:
-        print(f"plgraph convert: wrote {n_ok} sentence(s) to {args.out}", file=sys.stderr)
-    return 0 if n_ok else 1
+    return 0
 
 
 #: modules that add sub-commands via ``register(subparsers)``
@@ -177,7 +202,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_streams() -> None:
+    """Let messages that quote undecodable input (surrogate escapes) or characters the
+    terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # replaced streams (pytest capture, notebooks)
+            pass
+
+
 def main(argv=None) -> int:
+    _tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -49,3 +49,14 @@ class SHPFormatError(InputError):
 
 class ConversionError(InputError):
     """A tree that cannot be converted to a graph (or back)."""
+
+
+class OutputError(PlgraphError):
+    """An output that cannot be written; the message names the user's path (never a
+    temporary file) and what is wrong."""
+
+
+class ModelFileError(InputError):
+    """A model file (``.npz`` archive and its JSON header) that cannot be used: missing,
+    empty, truncated, corrupt, of another format or format version, or whose parts do not
+    fit together.  ``source`` is the file; the message says what is wrong."""

@@ -124,6 +124,12 @@ class Graph:
         out[self.child[m] - 1] = self.parent[m]
         return out
 
+    def structural_problem(self) -> tuple[int, str] | None:
+        """``None`` when the structural edges form one tree under ROOT, else
+        ``(word, message)`` for the first problem (see :func:`structural_problem`)."""
+        m = self.kind == STRUCTURAL
+        return structural_problem(len(self.words), self.child[m].tolist(), self.parent[m].tolist())
+
     def edge_tuples(self) -> list[tuple]:
         return list(zip(self.child.tolist(), self.parent.tolist(), self.kind.tolist(), self.label.tolist(),
                         self.parent_null.tolist(), self.child_label.tolist(), self.child_null.tolist(),
@@ -168,3 +174,51 @@ class Graph:
             f"<tr><td>{i + 1}</td><td>{html.escape(w)}</td><td>{html.escape(t)}</td><td>{html.escape(s)}</td></tr>"
             for i, (w, t, s) in enumerate(zip(self.words, self.tags, self.spines)))
         return f"<b>{html.escape(repr(self))}</b><table>{rows}</table>"
+
+
+def structural_problem(n: int, children, parents) -> tuple[int, str] | None:
+    """Check that structural edges ``children[i] -> parents[i]`` form one tree under ROOT.
+
+    The contract of a :class:`Graph` (and of an SHP block): every word 1..n has
+    exactly one structural parent in 0..n, no word is its own parent, exactly one
+    word attaches to ROOT (0), and following parents from any word reaches ROOT
+    (no head cycle).  Returns ``None`` when all holds, otherwise ``(word, message)``
+    naming the first offending word (1-based; for a cycle its smallest word).
+    Runs in O(n + edges), without recursion.
+    """
+    head = [-1] * (n + 1)
+    for c, p in zip(children, parents):
+        c, p = int(c), int(p)
+        if not 1 <= c <= n:
+            return (max(1, min(c, n)), f"structural edge from word {c}, outside 1..{n}")
+        if not 0 <= p <= n:
+            return (c, f"structural parent {p} of word {c} outside 0..{n}")
+        if head[c] != -1:
+            return (c, f"word {c} has two structural parents ({head[c]} and {p})")
+        if p == c:
+            return (c, f"word {c} is its own structural parent")
+        head[c] = p
+    for w in range(1, n + 1):
+        if head[w] == -1:
+            return (w, f"word {w} has no structural parent")
+    roots = [w for w in range(1, n + 1) if head[w] == 0]
+    if len(roots) > 1:
+        return (roots[1], f"words {roots[0]} and {roots[1]} both attach to ROOT; a sentence has one root word")
+    state = [0] * (n + 1)  # 0 unseen, 1 on the current path, 2 known to reach ROOT
+    state[0] = 2
+    for w in range(1, n + 1):
+        path = []
+        cur = w
+        while state[cur] == 0:
+            state[cur] = 1
+            path.append(cur)
+            cur = head[cur]
+        if state[cur] == 1:  # back on the current path: a cycle through cur
+            cycle = path[path.index(cur):]
+            text = " -> ".join(str(x) for x in cycle + [cur])
+            return (min(cycle), f"structural parents form a cycle ({text}) that never reaches ROOT")
+        for x in path:
+            state[x] = 2
+    if not roots:
+        return (1, "no word attaches to ROOT")
+    return None

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from typing import Iterable
 
 import numpy as np
 
 from .atomic import atomic_write_with
-from .errors import SHPFormatError
-from .graph import Graph, NullRecord, OrphanIndex, STRUCTURAL, TRACE
+from .errors import ConversionError, SHPFormatError
+from .graph import Graph, NullRecord, OrphanIndex, STRUCTURAL, TRACE, structural_problem
 from .ptb.clean import coindex_of
 from .ptb.edits import collect_coindexation
 from .spine import split_top
@@ -41,10 +42,18 @@ _DEFAULT_READ_OPTIONS = {"heads": "jkk1", "null_reversal": True, "gapping_shift"
 # writing
 # ---------------------------------------------------------------------------------------
 def _text_tree_lines(tree: Tree) -> list[str]:
-    """The reference converter's multi-line tree layout (``# Parse`` lines)."""
-    out: list[str] = []
+    """The reference converter's multi-line tree layout (``# Parse`` lines).
 
-    def rec(node: Tree, depth: int, newline: bool):
+    Iterative (an explicit stack), so trees of any depth can be written."""
+    out: list[str] = []
+    stack: list = [(tree, 0, False)]
+    while stack:
+        node, depth, newline = stack.pop()
+        if depth < 0:  # closing bracket of ``node``
+            if node.children and node.children[-1].word is not None and out[-1][-1:] != " ":
+                out.append(" ")
+            out.append(")")
+            continue
         if depth > 0:
             if newline or node.word is None:
                 out.append("\n" + "\t" * depth)
@@ -54,16 +63,11 @@ def _text_tree_lines(tree: Tree) -> list[str]:
         if node.word is not None:
             out.append(" " + node.word)
             out.append(")")
-            return
-        nl = False
-        for child in node.children:
-            rec(child, depth + 1, nl)
-            nl = child.word is None
-        if node.children and node.children[-1].word is not None and out[-1][-1:] != " ":
-            out.append(" ")
-        out.append(")")
-
-    rec(tree, 0, False)
+            continue
+        stack.append((node, -1, False))
+        kids = node.children
+        for i in range(len(kids) - 1, -1, -1):
+            stack.append((kids[i], depth + 1, i > 0 and kids[i - 1].word is None))
     return "".join(out).split("\n")
 
 
@@ -128,8 +132,8 @@ def token_lines(graph: Graph) -> list[str]:
     for row in rows:
         for text in row[1:]:
             if len(text.split()) != 1:
-                raise ValueError(f"sentence {graph.id}, token {row[0]}: {text!r} is empty or has whitespace; "
-                                 "SHP fields are whitespace-separated")
+                raise ConversionError(f"token {row[0]}: {text!r} is empty or has whitespace; "
+                                      "SHP fields are whitespace-separated", sentence=graph.id)
     groups: list[list[str]] = [[] for _ in range(n)]
     for c, p, k, lab, pn, cl, cn, tr in graph.edge_tuples():
         if k == STRUCTURAL:
@@ -234,6 +238,15 @@ def _top_node_name(spine: str) -> str:
     return f"{top}_{parts.count(top) - 1}"
 
 
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _undecodable_byte(text: str) -> int | None:
+    """The first byte that was not UTF-8 (decoded with ``surrogateescape``), or None."""
+    m = _UNDECODABLE.search(text)
+    return None if m is None else ord(m.group(0)) - 0xDC00
+
+
 def _flag_of(text: str, source, sid, line) -> bool:
     if text == "T":
         return True
@@ -250,7 +263,11 @@ def _parse_block(lines: list[tuple[int, str]], source: str, fallback_id: str) ->
     words, tags, spines = [], [], []
     structural = []
     traces = []
+    comment_words: list[tuple[int, int]] = []  # (word, line) named by plgraph-null/-orphan comments
     for lineno, line in lines:
+        bad_byte = _undecodable_byte(line)
+        if bad_byte is not None:
+            raise SHPFormatError(f"byte 0x{bad_byte:02x} is not UTF-8", source, sid or fallback_id, lineno)
         if line.startswith("#"):
             body = line[1:].strip()
             if body.startswith("SentID"):
@@ -266,13 +283,19 @@ def _parse_block(lines: list[tuple[int, str]], source: str, fallback_id: str) ->
                 parts = body.split(None, 4)
                 try:
                     nulls.append(NullRecord(int(parts[1]), parts[2], int(parts[3]), parts[4] if len(parts) > 4 else None))
+                    comment_words.append((nulls[-1].word, lineno))
                 except (IndexError, ValueError):
                     raise SHPFormatError(f"malformed plgraph-null comment {line!r}", source, sid or fallback_id, lineno) from None
             elif body.startswith("plgraph-orphan"):
                 parts = body.split()
-                if len(parts) != 5:
+                if len(parts) != 5 or parts[3] not in ("T", "F") or parts[4] not in ("-", "="):
                     raise SHPFormatError(f"malformed plgraph-orphan comment {line!r}", source, sid or fallback_id, lineno)
-                orphans.append(OrphanIndex(int(parts[1]), parts[2], parts[3] == "T", parts[4]))
+                try:
+                    orphans.append(OrphanIndex(int(parts[1]), parts[2], parts[3] == "T", parts[4]))
+                    comment_words.append((orphans[-1].word, lineno))
+                except ValueError:
+                    raise SHPFormatError(f"malformed plgraph-orphan comment {line!r}", source, sid or fallback_id,
+                                         lineno) from None
             continue
         fields = line.split()
         here = sid or fallback_id
@@ -306,6 +329,13 @@ def _parse_block(lines: list[tuple[int, str]], source: str, fallback_id: str) ->
         if not 0 <= head <= n:
             raise SHPFormatError(f"structural parent {head} outside 0..{n}", source, here, lineno)
         edges.append((idx, head, STRUCTURAL, lab, False, _top_node_name(spines[idx - 1]), False, "_"))
+    for word, lineno in comment_words:
+        if not 1 <= word <= n:
+            raise SHPFormatError(f"plgraph comment names word {word}, outside 1..{n}", source, here, lineno)
+    problem = structural_problem(n, [e[0] for e in structural], [e[1] for e in structural])
+    if problem is not None:
+        word, message = problem
+        raise SHPFormatError(message, source, here, structural[word - 1][3])
     for idx, t, tnode, tnull, snode, snull, ttype, lineno in traces:
         if not 1 <= t <= n:
             raise SHPFormatError(f"trace parent {t} outside 1..{n}", source, here, lineno)
@@ -317,6 +347,9 @@ def _parse_block(lines: list[tuple[int, str]], source: str, fallback_id: str) ->
 def read_shp_string(text: str, source: str = "<string>", on_error: str = "raise") -> list:
     """Parse SHP text; see :func:`read_shp`."""
     from .ptb.reader import BadSentence
+
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
 
     stem = os.path.splitext(os.path.basename(source))[0]
     out: list = []
@@ -354,15 +387,15 @@ def read_shp_string(text: str, source: str = "<string>", on_error: str = "raise"
 def read_shp(path, on_error: str = "raise") -> list:
     """Read an SHP file into a list of :class:`Graph`.
 
-    ``on_error="skip"`` returns :class:`~plgraph.ptb.reader.BadSentence` records
-    for blocks that cannot be read instead of raising :class:`SHPFormatError`.
+    Every block is checked: fields, indices, and that the structural edges
+    form one tree under ROOT (one parent per word, one root word, no head
+    cycle).  A bad block raises :class:`SHPFormatError` naming the file, line and
+    sentence; ``on_error="skip"`` returns a
+    :class:`~plgraph.ptb.reader.BadSentence` for it instead and reads on.
+    Bytes that are not UTF-8 make the block holding them bad.
     """
     path = os.fspath(path)
     with open(path, "rb") as handle:
         data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        raise SHPFormatError(f"byte 0x{data[err.start]:02x} is not UTF-8", path, None, line) from None
+    text = data.decode("utf-8", errors="surrogateescape")
     return read_shp_string(text, path, on_error=on_error)

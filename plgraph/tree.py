@@ -96,9 +96,23 @@ class Tree:
         return [n.word for n in self.subtrees() if n.word is not None and n.label != NONE_LABEL]
 
     def copy(self) -> "Tree":
-        out = Tree(self.label, [c.copy() for c in self.children], self.word)
-        out.start, out.end = self.start, self.end
-        return out
+        """Deep copy (labels, words, spans); iterative, so any depth works."""
+
+        def clone(node: "Tree") -> "Tree":
+            out = Tree(node.label, word=node.word)
+            out.start, out.end = node.start, node.end
+            return out
+
+        root = clone(self)
+        stack = [(self, root)]
+        while stack:
+            node, out = stack.pop()
+            for child in node.children:
+                twin = clone(child)
+                out.append(twin)
+                if child.children:
+                    stack.append((child, twin))
+        return root
 
     # -- text ------------------------------------------------------------------------
     def to_string(self) -> str:
@@ -132,25 +146,41 @@ class Tree:
         return isinstance(other, Tree) and self.to_string() == other.to_string()
 
     def to_nltk(self):
-        """Return an equivalent :class:`nltk.Tree`."""
+        """Return an equivalent :class:`nltk.Tree` (built iteratively)."""
         from nltk import Tree as NLTKTree
 
-        def build(node):
+        done: dict[int, object] = {}
+        stack = [(self, False)]
+        while stack:
+            node, ready = stack.pop()
             if node.word is not None:
-                return NLTKTree(node.label, [node.word])
-            return NLTKTree(node.label, [build(c) for c in node.children])
-
-        return build(self)
+                done[id(node)] = NLTKTree(node.label, [node.word])
+            elif not ready:
+                stack.append((node, True))
+                stack.extend((child, False) for child in node.children)
+            else:
+                done[id(node)] = NLTKTree(node.label, [done.pop(id(c)) for c in node.children])
+        return done[id(self)]
 
     @classmethod
     def from_nltk(cls, tree) -> "Tree":
-        """Build from an :class:`nltk.Tree` (leaves must be strings)."""
-        def build(node):
+        """Build from an :class:`nltk.Tree` (leaves must be strings; built iteratively)."""
+
+        def make(node):
             if len(node) == 1 and isinstance(node[0], str):
                 return cls(node.label(), word=node[0])
-            return cls(node.label(), [build(c) for c in node])
+            return cls(node.label())
 
-        out = build(tree)
+        out = make(tree)
+        stack = [(tree, out)]
+        while stack:
+            node, built = stack.pop()
+            if built.word is not None:
+                continue
+            for child in node:
+                twin = make(child)
+                built.append(twin)
+                stack.append((child, twin))
         out.compute_spans()
         return out
 

@@ -22,8 +22,11 @@ def graphs(draw):
     tags = draw(st.lists(st.sampled_from(["NN", "VBD", "-LRB-", "PRP$", "."]), min_size=n, max_size=n))
     spines = draw(st.lists(SPINES, min_size=n, max_size=n))
     edges = []
-    for c in range(1, n + 1):
-        p = draw(st.integers(0, n))
+    # structural edges must form one tree under ROOT (read_shp checks it): attach the
+    # words, in a random order, each to ROOT (the first) or to a word attached before
+    order = draw(st.permutations(range(1, n + 1)))
+    for i, c in enumerate(order):
+        p = 0 if i == 0 else order[draw(st.integers(0, i - 1))]
         edges.append((c, p, 0, "ROOT_0" if p == 0 else draw(st.sampled_from(["S_0", "VP_1", "NP_0"])), False,
                       "_", False, "_"))
     traces = draw(st.lists(st.tuples(st.integers(1, n), st.integers(1, n), st.sampled_from(["*", "*T*", "="]),

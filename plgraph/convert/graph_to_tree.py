@@ -34,11 +34,25 @@ _ONE_SUFFIX = re.compile(r"([-=])(\d+)")
 
 
 def _null_tree(node: NullNode, nullmap: dict) -> Tree:
-    if node.word is not None:
-        return Tree(NONE_LABEL, word=node.word)
-    t = Tree(node.label, [_null_tree(c, nullmap) for c in node.children])
-    nullmap[node.name] = t
-    return t
+    """The PTB subtree of a null spine element (iterative: any depth)."""
+
+    def make(nn: NullNode) -> Tree:
+        if nn.word is not None:
+            return Tree(NONE_LABEL, word=nn.word)
+        t = Tree(nn.label)
+        nullmap[nn.name] = t
+        return t
+
+    root = make(node)
+    stack = [(node, root)]
+    while stack:
+        nn, t = stack.pop()
+        for child in nn.children:
+            ct = make(child)
+            t.append(ct)
+            if child.word is None:
+                stack.append((child, ct))
+    return root
 
 
 def _heuristic_position(host: Tree, null: Tree) -> int:
@@ -68,11 +82,21 @@ def _heuristic_position(host: Tree, null: Tree) -> int:
     return min(pos, len(kids))
 
 
-def _parse_ptb_fragment(text: str) -> Tree:
+def _parse_ptb_fragment(text: str, word: int, sid) -> Tree:
+    """The recorded PTB text of a dropped null subtree (one tree of null elements)."""
+    from ..errors import PTBFormatError
     from ..ptb.reader import read_ptb_string
 
-    item = read_ptb_string(text, "<null record>", clean=False)[0]
-    return item.tree
+    try:
+        items = read_ptb_string(text, "<null record>", clean=False)
+    except PTBFormatError as err:
+        raise ConversionError(f"word {word}: recorded null element {text!r} cannot be read: {err.reason}",
+                              sentence=sid) from None
+    tree = items[0].tree
+    if len(items) != 1 or tree.words():
+        raise ConversionError(f"word {word}: recorded null element {text!r} is not one tree of null elements",
+                              sentence=sid)
+    return tree
 
 
 def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
@@ -81,7 +105,15 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
     Problems in parser output (a missing spine node, an unknown null node) do
     not stop the conversion: the closest sensible choice is made and a message
     is appended to ``graph.warnings``.
+
+    Raises :class:`ConversionError` (naming ``graph.id``) when the graph cannot
+    give a tree: structural edges that are not one tree under ROOT (a head
+    cycle, a word that is its own head, a second root word, a word with no or
+    two heads), edges outside 1..n, a spine that cannot be parsed, or a rebuilt
+    tree whose words are not exactly ``graph.words`` in order.  The output never
+    silently loses or reorders a word.
     """
+    _check_graph(graph)
     n = len(graph.words)
     pre: list[Tree] = []
     tops: list[Tree] = []
@@ -94,7 +126,10 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
         try:
             levels, dangling = parse_spine(graph.spines[i])
         except ValueError as exc:
-            raise ConversionError(str(exc), sentence=graph.id) from None
+            raise ConversionError(f"word {i + 1}: {exc}", sentence=graph.id) from None
+        except RecursionError:
+            raise ConversionError(f"word {i + 1}: spine nests null elements too deeply to read",
+                                  sentence=graph.id) from None
         names: dict[str, Tree] = {}
         nulls: dict[str, Tree] = {}
         groups = []
@@ -126,16 +161,8 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
         if target is None:
             graph.warnings.append(f"word {c}: parent node {lab} is not in the spine of word {p}; using its top")
             target = tops[p - 1]
-        for o in range(min(c, p) + 1, max(c, p)):
-            onode = decisions.get(o)
-            if onode is None:
-                continue
-            up = target
-            while up is not None:
-                if up is onode:
-                    target = onode
-                    break
-                up = up.parent
+        target = _raised_target(target, [decisions.get(o) for o in range(min(c, p) + 1, max(c, p))],
+                                graph.id)
         top.parent = target
         if c < p:
             target.children.insert(0, top)
@@ -167,7 +194,7 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
                     if host is None:
                         plan = None
                         break
-                    fragment = _parse_ptb_fragment(rec.text)
+                    fragment = _parse_ptb_fragment(rec.text, i + 1, graph.id)
                     fragments.append(fragment)
                     plan.append((host, fragment, rec.k))
                     continue
@@ -267,7 +294,68 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
                 parts.append(sep + renamed[num])
             setattr(sub, attr, text[: m.start()] + "".join(parts))
     root.compute_spans()
+    rebuilt = root.words()
+    if rebuilt != list(graph.words):
+        raise ConversionError(_word_mismatch(graph.words, rebuilt), sentence=graph.id)
     return root
+
+
+def _check_graph(graph: Graph) -> None:
+    """Raise :class:`ConversionError` unless ``graph`` can be rebuilt as a tree."""
+    n = len(graph.words)
+    if n == 0:
+        raise ConversionError("graph has no words", sentence=graph.id)
+    if len(graph.tags) != n or len(graph.spines) != n:
+        raise ConversionError(f"{n} words but {len(graph.tags)} tags and {len(graph.spines)} spines",
+                              sentence=graph.id)
+    problem = graph.structural_problem()
+    if problem is not None:
+        raise ConversionError(problem[1], sentence=graph.id)
+    m = graph.kind == TRACE
+    for c, p in zip(graph.child[m].tolist(), graph.parent[m].tolist()):
+        if not (1 <= c <= n and 1 <= p <= n):
+            raise ConversionError(f"trace edge {c}->{p} outside words 1..{n}", sentence=graph.id)
+    for rec in list(graph.nulls) + list(graph.orphans):
+        if not 1 <= rec.word <= n:
+            raise ConversionError(f"recorded null position or index names word {rec.word}, outside 1..{n}",
+                                  sentence=graph.id)
+
+
+def _raised_target(target: Tree, between: list, sid) -> Tree:
+    """Where a structural child goes: ``target`` (a node of its parent's spine),
+    raised to the highest node that a word in between (``between``: the nodes
+    those words attached to, in word order, ``None`` if not yet attached)
+    attached to, when that node is ``target`` or above it -- keeps brackets nested.
+
+    Equivalent to walking up from the current target for each word in between,
+    in O(depth + words in between); a parent chain that loops raises
+    :class:`ConversionError` instead of walking forever."""
+    if all(node is None for node in between):
+        return target
+    level: dict[int, int] = {}
+    up, depth = target, 0
+    while up is not None:
+        if id(up) in level:
+            raise ConversionError("constituents form a cycle (structural edges are not a tree)", sentence=sid)
+        level[id(up)] = depth
+        up, depth = up.parent, depth + 1
+    current = 0
+    for node in between:
+        if node is None:
+            continue
+        d = level.get(id(node))
+        if d is not None and d >= current:
+            current, target = d, node
+    return target
+
+
+def _word_mismatch(expected: list, got: list) -> str:
+    """Message for a rebuilt tree whose overt words differ from the graph's."""
+    first = next((i for i, (a, b) in enumerate(zip(expected, got)) if a != b), min(len(expected), len(got)))
+    if len(got) == len(expected):
+        return (f"rebuilt tree has the words in another order: position {first + 1} holds {got[first]!r} "
+                f"instead of {expected[first]!r} (crossing structural edges give no tree over the sentence in order)")
+    return (f"rebuilt tree has {len(got)} words instead of {len(expected)}, differing from word {first + 1} on")
 
 
 def _reference_leaf(node: Tree, trace: str) -> Tree | None:

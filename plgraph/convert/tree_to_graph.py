@@ -46,28 +46,37 @@ DEFAULT_OPTIONS = ConversionOptions()
 
 def _compress_null(node: Tree, counts: dict, names: dict, owner: dict, w: int, identities: dict,
                    lost: list) -> str | None:
-    """Serialise a null subtree for a spine; ``None`` if nothing survives."""
-    if node.word is not None:
-        num = coindex_of(node.word)
-        if num is None:
-            return f"({node.word})"
-        if num not in identities:
-            lost.append(node)
-            return None
-        return f"({strip_coindex(node.word)})"
-    label = strip_coindex(node.label)
-    c = counts.get(label, 0)
-    counts[label] = c + 1
-    names[node] = f"{label}_{c}"
-    owner[node] = w
-    parts = []
-    for child in node.children:
-        sub = _compress_null(child, counts, names, owner, w, identities, lost)
-        if sub is not None:
-            parts.append(sub)
-    if not parts:
-        return None
-    return "(" + label + "_" + "_".join(parts) + ")"
+    """Serialise a null subtree for a spine; ``None`` if nothing survives.
+
+    Nodes are named in pre-order (``LABEL_count`` per label), dangling null
+    leaves go to ``lost`` in word order.  Iterative, so any depth works."""
+    results: dict[int, str | None] = {}
+    stack = [(node, False)]
+    while stack:
+        cur, done = stack.pop()
+        if cur.word is not None:
+            num = coindex_of(cur.word)
+            if num is None:
+                results[id(cur)] = f"({cur.word})"
+            elif num not in identities:
+                lost.append(cur)
+                results[id(cur)] = None
+            else:
+                results[id(cur)] = f"({strip_coindex(cur.word)})"
+            continue
+        label = strip_coindex(cur.label)
+        if not done:
+            c = counts.get(label, 0)
+            counts[label] = c + 1
+            names[cur] = f"{label}_{c}"
+            owner[cur] = w
+            stack.append((cur, True))
+            stack.extend((child, False) for child in reversed(cur.children))
+            continue
+        parts = [results.pop(id(child)) for child in cur.children]
+        parts = [part for part in parts if part is not None]
+        results[id(cur)] = "(" + label + "_" + "_".join(parts) + ")" if parts else None
+    return results[id(node)]
 
 
 def _flag(b: bool) -> str:

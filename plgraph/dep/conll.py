@@ -19,6 +19,8 @@ single-root mode deal with roots.
 Encoding: ``encoding="auto"`` (default) decodes each line as UTF-8 and falls back
 to Latin-1 for a line that is not valid UTF-8 (NLTK's ``eus.*`` files mix
 ISO-8859-1 and UTF-8 lines); ``encoding="utf-8"`` makes such a line an error.
+A leading UTF-8 byte order mark is dropped (it is not part of the first token id).
+Ids and HEADs are ASCII digits only (``str.isdigit`` would let ``²`` through).
 Output is always UTF-8.
 """
 from __future__ import annotations
@@ -35,6 +37,7 @@ __all__ = ["ConllFormatError", "DepSentence", "BadSentence", "read_conll", "read
            "format_conll", "write_conll", "parse_feats"]
 
 ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
+BOM = "\ufeff"
 
 
 class ConllFormatError(InputError):
@@ -159,6 +162,12 @@ def _decode_lines(data: bytes, source: str, encoding: str) -> list:
     return out
 
 
+def _is_number(text: str) -> bool:
+    """Whether ``text`` is a non-negative integer written in ASCII digits (``str.isdigit``
+    also accepts superscripts such as ``²``, which ``int`` then rejects)."""
+    return text.isascii() and text.isdigit()
+
+
 class _SentenceError(Exception):
     def __init__(self, reason: str, line: int):
         super().__init__(reason)
@@ -184,7 +193,7 @@ def _parse_block(block, source, index, require_heads, check_tree, first_line):
             hint = " (columns must be separated by tabs)" if len(fields) == 1 and len(text.split()) >= 10 else ""
             raise _SentenceError(f"expected 10 tab-separated fields, found {len(fields)}{hint}", no)
         tid = fields[ID]
-        if tid.isdigit():
+        if _is_number(tid):
             k = int(tid)
             if k != n_words + 1:
                 raise _SentenceError(f"word id {tid} out of order (expected {n_words + 1})", no)
@@ -192,7 +201,7 @@ def _parse_block(block, source, index, require_heads, check_tree, first_line):
             words.append(len(rows))
         elif "-" in tid:
             a, _, b = tid.partition("-")
-            if not (a.isdigit() and b.isdigit()):
+            if not (_is_number(a) and _is_number(b)):
                 raise _SentenceError(f"bad multiword token id {tid!r}", no)
             if int(a) != n_words + 1 or int(b) < int(a):
                 raise _SentenceError(f"multiword token range {tid} does not start at the next word "
@@ -200,7 +209,7 @@ def _parse_block(block, source, index, require_heads, check_tree, first_line):
             mwt_end = max(mwt_end, int(b))
         elif "." in tid:
             a, _, b = tid.partition(".")
-            if not (a.isdigit() and b.isdigit()) or int(b) < 1:
+            if not (_is_number(a) and _is_number(b)) or int(b) < 1:
                 raise _SentenceError(f"bad empty node id {tid!r}", no)
             if int(a) != n_words:
                 raise _SentenceError(f"empty node {tid} is not placed after word {a}", no)
@@ -222,7 +231,7 @@ def _parse_block(block, source, index, require_heads, check_tree, first_line):
     for no, text in block:
         if not text.startswith("#"):
             fid = text.split("\t", 1)[0]
-            if fid.isdigit():
+            if _is_number(fid):
                 line_of[int(fid)] = no
     heads = []
     for w, ri in enumerate(words, 1):
@@ -232,7 +241,7 @@ def _parse_block(block, source, index, require_heads, check_tree, first_line):
                 raise _SentenceError(f"word {w} has no HEAD", line_of[w])
             heads.append(-1)
             continue
-        if not h.isdigit():
+        if not _is_number(h):
             raise _SentenceError(f"HEAD {h!r} of word {w} is not a number", line_of[w])
         hv = int(h)
         if hv > n_words:
@@ -278,6 +287,8 @@ def read_conll_string(text: str, source: str = "<string>", *, on_error: str = "r
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
+    if _lines is None and text.startswith(BOM):
+        text = text[1:]
     lines = _lines if _lines is not None else text.split("\n")
     if _lines is None and lines and lines[-1] == "":
         lines.pop()
@@ -318,6 +329,8 @@ def read_conll(path, *, encoding: str = "auto", on_error: str = "raise", require
     path = os.fspath(path)
     with open(path, "rb") as handle:
         data = handle.read()
+    if data.startswith(BOM.encode("utf-8")):
+        data = data[len(BOM.encode("utf-8")):]
     try:
         lines = _decode_lines(data, path, encoding)
     except ConllFormatError:

@@ -33,14 +33,30 @@ def _fmt(values: np.ndarray) -> list[str]:
     return out
 
 
+def arpa_order(model: KNModel) -> int:
+    """The highest level of ``model`` that has n-grams (at most ``model.order``).
+
+    A training text shorter than the order (one short sentence, ``order=5``) leaves the top
+    levels empty; an ARPA file declaring ``ngram 4=0`` is rejected or warned about by
+    other toolkits, so those levels are left out.  This is exact: the entries of the
+    last non-empty level have no children, so their back-off weight is 1 (log 0) and the
+    file's standard back-off gives the model's probabilities."""
+    N = model.order
+    while N > 1 and model.n_entries(N) == 0:
+        N -= 1
+    return N
+
+
 def write_arpa(model: LanguageModel, path, progress: bool | None = None) -> dict:
-    """Write ``model`` as an ARPA file at ``path`` (atomically); returns the n-gram counts."""
+    """Write ``model`` as an ARPA file at ``path`` (atomically; a FIFO or device is
+    streamed to); returns the n-gram counts per level written (levels up to
+    :func:`arpa_order`)."""
     from tqdm.auto import tqdm
 
     if not isinstance(model, KNModel):
         raise ExportError(f"{model.method} models cannot be written as ARPA (only int-kn, int-mkn, bo-kn, bo-mkn): "
                           "the low-rank terms give every context its own distribution over unseen words")
-    N = model.order
+    N = arpa_order(model)
     words = np.array(model.vocab.words, dtype=object)
     sizes = {k: model.n_entries(k) for k in range(1, N + 1)}
     with atomic_open(path, "w") as fh:

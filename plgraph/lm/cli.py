@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 
+from ..atomic import check_writable
 from ..errors import InputError
 
 
@@ -46,8 +47,14 @@ def cmd_train(args) -> int:
         raise InputError("--term, --discount, --iterations, --restarts and --seed apply to --method plre only")
     if args.method == "plre" and args.order < 2:
         raise InputError("PLRE needs --order 2 or more")
+    above = [t for t in args.term or () if t.level > args.order]
+    if above:
+        t = above[0]
+        raise InputError(f"--term {t.level}:{t.power:g}:{t.rank:g} is a level-{t.level} term but the model has "
+                         f"--order {args.order}: use --order {max(t.level for t in above)} or drop the term")
     if args.min_count < 1:
         raise InputError("--min-count must be 1 or more")
+    check_writable(args.model)  # before training, not after it
     model = train(args.train, order=args.order, method=args.method, min_count=args.min_count, plre=plre,
                   progress=args.progress)
     model.save(args.model)
@@ -77,7 +84,12 @@ def cmd_export_arpa(args) -> int:
 
     model = load_model(args.model)
     sizes = write_arpa(model, args.out, progress=args.progress)
-    print(f"wrote {args.out}: " + ", ".join(f"{n} {k}-grams" for k, n in sizes.items()))
+    note = ""
+    if len(sizes) < model.order:
+        note = (f" (order-{model.order} model whose training text has no {len(sizes) + 1}-grams: "
+                f"written as order {len(sizes)}, the same probabilities)")
+    print(f"wrote {args.out}: " + ", ".join(f"{n} {k}-grams" for k, n in sizes.items()) + note,
+          file=sys.stderr if args.out == "-" else sys.stdout)
     return 0
 
 

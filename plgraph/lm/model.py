@@ -34,9 +34,10 @@ from typing import Sequence
 
 import numpy as np
 
-from .counts import NGramCounts
+from ..errors import ModelFileError
+from .counts import MAX_ORDER, NGramCounts
 from .discounts import discount_table
-from .io import load_arrays, save_arrays
+from .io import Inconsistent, check_ptr, load_arrays, save_arrays, take
 from .text import BOS_ID, TokenStream, Vocabulary, encode, read_sentences
 
 KN_METHODS = ("int-kn", "int-mkn", "bo-kn", "bo-mkn")
@@ -112,13 +113,7 @@ class LanguageModel:
 
     def ngram_words(self, k: int) -> np.ndarray:
         """``(n_k, k)`` word ids of every level-``k`` entry, in storage order."""
-        cols = [self.words[k].astype(np.int64)]
-        idx = np.arange(len(self.words[k]))
-        for j in range(k, 1, -1):
-            ctx = np.repeat(np.arange(len(self.offsets[j]) - 1), np.diff(self.offsets[j]))
-            idx = ctx[idx]
-            cols.append(self.words[j - 1][idx].astype(np.int64))
-        return np.stack(cols[::-1], axis=1)
+        return ngram_ids(self.words, self.offsets, k)
 
     # ----- scoring
     def stream(self, sentences: Sequence[Sequence[str]]) -> TokenStream:
@@ -190,26 +185,121 @@ class LanguageModel:
         return f"<{type(self).__name__} {self.method} order={self.order} V={len(self.vocab)} n-grams={sizes}>"
 
 
-def load_model(path) -> LanguageModel:
-    """Read a model written by :meth:`LanguageModel.save`."""
-    from .io import ModelFileError
+def ngram_ids(words: list, offsets: list, k: int) -> np.ndarray:
+    """``(n_k, k)`` word ids of every level-``k`` entry of a trie, in storage order."""
+    cols = [words[k].astype(np.int64)]
+    idx = np.arange(len(words[k]))
+    for j in range(k, 1, -1):
+        ctx = np.repeat(np.arange(len(offsets[j]) - 1), np.diff(offsets[j]))
+        idx = ctx[idx]
+        cols.append(words[j - 1][idx].astype(np.int64))
+    return np.stack(cols[::-1], axis=1)
 
+
+def lookup_ngrams(words: list, offsets: list, ids: np.ndarray) -> np.ndarray:
+    """Level-``j`` entry of each row of the ``(n, j)`` word-id array ``ids`` (-1 where the
+    trie lacks it); vectorised bisection on the sorted keys ``ctx * V + word``."""
+    V = np.int64(len(words[1]))
+    node = ids[:, 0].astype(np.int64).copy()
+    for level in range(2, ids.shape[1] + 1):
+        ctx = np.repeat(np.arange(len(offsets[level]) - 1, dtype=np.int64), np.diff(offsets[level]))
+        keys = ctx * V + words[level]
+        q = node * V + ids[:, level - 1]
+        pos = np.minimum(np.searchsorted(keys, q), max(len(keys) - 1, 0))
+        found = (node >= 0) & (len(keys) > 0)
+        if len(keys):
+            found &= keys[pos] == q
+        node = np.where(found, pos, -1)
+    return node
+
+
+def load_model(path) -> LanguageModel:
+    """Read a model written by :meth:`LanguageModel.save`.
+
+    Raises
+    ------
+    ModelFileError
+        Naming ``path``: not a readable model archive (see :mod:`plgraph.lm.io`), or arrays
+        that do not fit the header (vocabulary size, n-gram counts, trie pointers, word ids,
+        lengths of the probability arrays, NaN), which would otherwise give wrong
+        perplexities or make the scoring kernels read outside their arrays.
+    """
     header, arrays = load_arrays(path)
     try:
-        vocab = Vocabulary(list(header["vocabulary"]), arrays["vocab_counts"])
-        order = int(header["order"])
-        words = [None] + [arrays[f"words_{k}"] for k in range(1, order + 1)]
-        offsets = [None, None] + [arrays[f"offsets_{k}"] for k in range(2, order + 1)]
-        method = header["method"]
-        if method in KN_METHODS:
-            return KNModel._from_arrays(order, vocab, words, offsets, header, arrays)
-        if method == "plre":
-            from .plre import PLREModel
+        return _build_model(header, arrays)
+    except Inconsistent as err:
+        raise ModelFileError(f"inconsistent model file: {err}", str(path)) from None
+    except (KeyError, TypeError, ValueError) as err:
+        raise ModelFileError(f"inconsistent model file ({type(err).__name__}: {err})", str(path)) from None
 
-            return PLREModel._from_arrays(order, vocab, words, offsets, header, arrays)
-    except (KeyError, ValueError) as err:
-        raise ModelFileError(f"incomplete or inconsistent model file ({err})", str(path)) from None
-    raise ModelFileError(f"unknown method {header.get('method')!r}", str(path))
+
+def _build_model(header: dict, arrays: dict) -> LanguageModel:
+    method = header.get("method")
+    if method not in METHODS:
+        raise Inconsistent(f"unknown method {method!r} (expected one of {', '.join(METHODS)})")
+    order = header.get("order")
+    if isinstance(order, bool) or not isinstance(order, int) or not 1 <= order <= MAX_ORDER:
+        raise Inconsistent(f"order {order!r} is not 1..{MAX_ORDER}")
+    words_list = header.get("vocabulary")
+    if not isinstance(words_list, list) or not all(isinstance(w, str) for w in words_list):
+        raise Inconsistent("the header's vocabulary is not a list of words")
+    V = len(words_list)
+    counts = arrays.get("vocab_counts")
+    if counts is not None and counts.ndim == 1 and len(counts) != V:
+        raise Inconsistent(f"the header's vocabulary has {V} words but the arrays are for {len(counts)} "
+                           f"(vocab_counts): header and arrays do not belong together")
+    try:
+        vocab = Vocabulary(list(words_list), take(arrays, "vocab_counts", "i", V))
+    except ValueError as err:
+        raise Inconsistent(f"bad vocabulary: {err}") from None
+    _check_vocabulary_order(vocab)
+    words, offsets = _trie_arrays(arrays, order, V)
+    ngrams = header.get("ngrams")
+    if ngrams is not None and ngrams != [len(words[k]) for k in range(1, order + 1)]:
+        raise Inconsistent(f"the header counts n-grams {ngrams} but the arrays hold "
+                           f"{[len(words[k]) for k in range(1, order + 1)]}")
+    if method in KN_METHODS:
+        return KNModel._from_arrays(order, vocab, words, offsets, header, arrays)
+    from .plre import PLREModel
+
+    return PLREModel._from_arrays(order, vocab, words, offsets, header, arrays)
+
+
+def _check_vocabulary_order(vocab: Vocabulary) -> None:
+    """The words after ``<unk> <s> </s>`` are in :meth:`Vocabulary.from_sentences` order
+    (descending count, ties by code point), so a header vocabulary permuted against the
+    arrays (which would score every word as another) does not load."""
+    key = [(-int(c), w) for w, c in zip(vocab.words[3:], vocab.counts[3:].tolist())]
+    if any(a >= b for a, b in zip(key, key[1:])):
+        raise Inconsistent("the vocabulary is not in plgraph's order (descending training count, ties by code "
+                           "point): the header's words do not belong to these arrays")
+
+
+def _trie_arrays(arrays: dict, order: int, V: int) -> tuple[list, list]:
+    """``words`` and ``offsets`` of a model file, checked as :func:`count_ngrams` makes them:
+    level 1 is the vocabulary ``0..V-1``, every level-k entry's word id is in ``0..V-1``,
+    ``offsets_k`` points from each level-(k-1) entry to its children, whose words are
+    strictly increasing (the scoring kernels search them by bisection)."""
+    w1 = take(arrays, "words_1", "i", V)
+    if not np.array_equal(w1, np.arange(V)):
+        raise Inconsistent(f"words_1 is not the vocabulary's ids 0..{V - 1}")
+    words = [None, w1.astype(np.int32)]
+    offsets = [None, None]
+    for k in range(2, order + 1):
+        n_prev = len(words[k - 1])
+        wk = take(arrays, f"words_{k}", "i")
+        off = take(arrays, f"offsets_{k}", "i", n_prev + 1)
+        check_ptr(off, f"offsets_{k}", len(wk))
+        if len(wk) and (wk.min() < 0 or wk.max() >= V):
+            raise Inconsistent(f"words_{k} holds word ids outside the vocabulary of {V} words")
+        if len(wk) > 1:
+            ctx = np.repeat(np.arange(n_prev), np.diff(off))
+            same = ctx[1:] == ctx[:-1]
+            if np.any(np.diff(wk)[same] <= 0):
+                raise Inconsistent(f"words_{k} is not sorted within each context")
+        words.append(wk.astype(np.int32))
+        offsets.append(off)
+    return words, offsets
 
 
 class KNModel(LanguageModel):
@@ -256,8 +346,19 @@ class KNModel(LanguageModel):
 
     @classmethod
     def _from_arrays(cls, order, vocab, words, offsets, header, arrays):
-        logp = [None] + [arrays[f"logp_{k}"] for k in range(1, order + 1)]
-        logbow = [None] + [arrays[f"logbow_{k}"] for k in range(1, order + 1)]
+        """The model of checked trie arrays; checks its own (lengths, no NaN, log-probabilities
+        at most 0, no positive infinity) and raises :class:`~plgraph.lm.io.Inconsistent`."""
+        logp, logbow = [None], [None]
+        for k in range(1, order + 1):
+            n = len(words[k])
+            lp = take(arrays, f"logp_{k}", "f", n)
+            lb = take(arrays, f"logbow_{k}", "f", n)
+            if len(lp) and lp.max() > 1e-9:
+                raise Inconsistent(f"logp_{k} holds log-probabilities above 0")
+            if np.isposinf(lb).any():
+                raise Inconsistent(f"logbow_{k} holds +inf")
+            logp.append(lp)
+            logbow.append(lb)
         return cls(header["method"], order, vocab, words, offsets, logp, logbow, header)
 
 

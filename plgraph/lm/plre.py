@@ -60,7 +60,8 @@ import numpy as np
 
 from .counts import NGramCounts
 from .discounts import plre_term_discounts
-from .model import LanguageModel, level_discounts, unigram_level
+from .io import Inconsistent, check_ptr, take
+from .model import LanguageModel, level_discounts, lookup_ngrams, ngram_ids, unigram_level
 from .text import BOS_ID, Vocabulary
 
 #: non-zeros per kernel call (times restarts and iterations: progress/interrupt granularity)
@@ -230,15 +231,85 @@ class PLREModel(LanguageModel):
 
     @classmethod
     def _from_arrays(cls, order, vocab, words, offsets, header, arrays):
-        t0 = [None] + [arrays[f"t0_{k}"] for k in range(1, order + 1)]
-        g0 = [None] + [arrays[f"g0_{k}"] for k in range(1, order + 1)]
-        terms = []
-        for i, meta in enumerate(header.get("fitted_terms", [])):
-            stats = {k: v for k, v in meta.items() if k not in ("level", "power", "rank", "kappa")}
-            terms.append(FittedTerm(int(meta["level"]), float(meta["power"]), float(meta["rank"]), int(meta["kappa"]),
-                                    *(arrays[f"term{i}_{n}"] for n in ("u_ptr", "w_ptr", "gam", "u", "w")),
-                                    stats=stats))
-        return cls(order, vocab, words, offsets, t0, g0, terms, PLREConfig.from_json_dict(header["plre"]), header)
+        """The model of checked trie arrays; checks its own arrays (lengths, pointers, no
+        NaN, non-negative weights) so the scoring kernels never read outside them, and
+        raises :class:`~plgraph.lm.io.Inconsistent`."""
+        if order < 2:
+            raise Inconsistent(f"a PLRE model has order 2 or more, not {order}")
+        t0, g0 = [None], [None]
+        for k in range(1, order + 1):
+            n = len(words[k])
+            t0.append(_non_negative(arrays, f"t0_{k}", n))
+            g0.append(_non_negative(arrays, f"g0_{k}", n))
+        metas = header.get("fitted_terms", [])
+        if not isinstance(metas, list) or not all(isinstance(m, dict) for m in metas):
+            raise Inconsistent("the header's fitted_terms is not a list of objects")
+        terms = [_fitted_term(i, meta, order, words, offsets, arrays) for i, meta in enumerate(metas)]
+        plre = header.get("plre")
+        if not isinstance(plre, dict):
+            raise Inconsistent("the header has no PLRE options ('plre')")
+        try:
+            config = PLREConfig.from_json_dict(plre)
+        except (KeyError, TypeError, ValueError) as err:
+            raise Inconsistent(f"bad PLRE options in the header ({type(err).__name__}: {err})") from None
+        return cls(order, vocab, words, offsets, t0, g0, terms, config, header)
+
+
+def _non_negative(arrays, name: str, length: int) -> np.ndarray:
+    arr = take(arrays, name, "f", length)
+    if len(arr) and not (arr.min() >= 0 and np.isfinite(arr).all()):
+        raise Inconsistent(f"array {name!r} holds negative or infinite weights")
+    return arr
+
+
+def _fitted_term(i: int, meta: dict, order: int, words: list, offsets: list, arrays: dict) -> "FittedTerm":
+    """Term ``i`` of a model file: pointer arrays over the level-(k-1) entries, factor
+    arrays they point into (a row of U never reaches past the end of W from any column)."""
+    try:
+        level, power, rank, kappa = int(meta["level"]), float(meta["power"]), float(meta["rank"]), int(meta["kappa"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise Inconsistent(f"fitted term {i} of the header is incomplete ({type(err).__name__}: {err})") from None
+    if not 2 <= level <= order:
+        raise Inconsistent(f"fitted term {i} has level {level}, not 2..{order}")
+    n_prev = len(words[level - 1])
+    name = f"term{i}_"
+    u_ptr = take(arrays, name + "u_ptr", "i", n_prev + 1)
+    w_ptr = take(arrays, name + "w_ptr", "i", n_prev + 1)
+    gam = _non_negative(arrays, name + "gam", n_prev + 1)
+    u = _non_negative(arrays, name + "u", None)
+    w = _non_negative(arrays, name + "w", None)
+    check_ptr(u_ptr, name + "u_ptr", len(u))
+    check_ptr(w_ptr, name + "w_ptr", len(w))
+    _check_slice_ranks(i, level, np.diff(u_ptr), np.diff(w_ptr), words, offsets)
+    stats = {k: v for k, v in meta.items() if k not in ("level", "power", "rank", "kappa")}
+    return FittedTerm(level, power, rank, kappa, u_ptr, w_ptr, gam, u, w, stats=stats)
+
+
+def _check_slice_ranks(i: int, k: int, row_width: np.ndarray, col_width: np.ndarray, words: list,
+                       offsets: list) -> None:
+    """Every row ``(m w)`` and column ``(x m)`` of a slice ``m`` has that slice's rank, as
+    :func:`_fit_term` makes them, so a row of U and a column of W that the scoring kernel
+    multiplies have the same length (else it would read past W's end)."""
+    if k == 2:
+        row_slice = np.zeros(len(row_width), np.int64)
+        col_slice = row_slice
+        n_slices = 1
+    else:
+        row_slice = np.repeat(np.arange(len(words[k - 2])), np.diff(offsets[k - 1]))
+        col_slice = lookup_ngrams(words, offsets, ngram_ids(words, offsets, k - 1)[:, 1:])
+        if len(col_slice) and col_slice.min() < 0:
+            raise Inconsistent(f"fitted term {i}: a {k - 1}-gram whose suffix is not in the model")
+        n_slices = len(words[k - 2])
+    widths = np.full(n_slices, -1, np.int64)
+    for slices, width in ((row_slice, row_width), (col_slice, col_width)):
+        lo = np.full(n_slices, np.iinfo(np.int64).max)
+        hi = np.full(n_slices, -1, np.int64)
+        np.minimum.at(lo, slices, width)
+        np.maximum.at(hi, slices, width)
+        seen = hi >= 0
+        if np.any(lo[seen] != hi[seen]) or np.any((widths >= 0) & seen & (widths != hi)):
+            raise Inconsistent(f"fitted term {i}: the rank of a slice differs between U and W")
+        widths = np.where(seen, hi, widths)
 
 
 def _level_parts(counts: NGramCounts, k: int, table: np.ndarray, powers: list[float]):

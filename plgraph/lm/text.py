@@ -1,7 +1,7 @@
 """Reading language-model text, the vocabulary, and token-id streams.
 
-Text format (the PTB/KenLM convention): UTF-8, one sentence per line, tokens
-separated by whitespace.  Blank lines are skipped (KenLM would read them as
+Text format (the PTB/KenLM convention): UTF-8 (a leading byte order mark is
+dropped), one sentence per line, tokens separated by whitespace.  Blank lines are skipped (KenLM would read them as
 empty sentences; our corpora have none).  The reserved words ``<s>`` and
 ``</s>`` may not occur in the text; ``<unk>`` may (the Mikolov PTB split uses it
 as its unknown word) and is then an ordinary, counted word.
@@ -34,6 +34,7 @@ from ..errors import InputError
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 UNK_ID, BOS_ID, EOS_ID = 0, 1, 2
 RESERVED = (UNK, BOS, EOS)
+BOM = "\ufeff"
 
 
 class LMTextError(InputError):
@@ -64,6 +65,8 @@ def parse_sentences(data: bytes | str, source: str = "<string>") -> list[list[st
             raise LMTextError(f"not valid UTF-8 (byte {data[err.start]:#04x})", source, line=line) from None
     else:
         text = data
+    if text.startswith(BOM):  # a byte order mark is not part of the first word
+        text = text[1:]
     sentences = []
     # splitlines() would also break on \x1c, \x85, \u2028 ...; only \n (and \r\n) end a line here
     for lineno, line in enumerate(text.split("\n"), 1):

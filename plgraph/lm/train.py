@@ -6,7 +6,8 @@ from pathlib import Path
 
 from .counts import MAX_ORDER, count_ngrams
 from .model import KN_METHODS, METHODS, LanguageModel, estimate_kn
-from .text import Vocabulary, encode, read_sentences
+from ..errors import InputError
+from .text import BOS, EOS, LMTextError, Vocabulary, encode, read_sentences
 
 
 def train(source, order: int = 3, method: str = "int-mkn", min_count: int = 1, plre=None,
@@ -32,6 +33,12 @@ def train(source, order: int = 3, method: str = "int-mkn", min_count: int = 1, p
 
     The header of the returned model records the options and the wall time of
     each step (``train_seconds``).
+
+    Raises
+    ------
+    InputError
+        No sentences (an empty list; an empty file is an :class:`LMTextError`), or a
+        sentence of the list that holds ``<s>`` or ``</s>`` (names its 0-based index).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -43,8 +50,11 @@ def train(source, order: int = 3, method: str = "int-mkn", min_count: int = 1, p
         sentences = read_sentences(source)
         name = str(source)
     else:
-        sentences = source
+        sentences = source if isinstance(source, list) else list(source)
         name = "<sentences>"
+        _check_sentences(sentences, name)
+    if not sentences:
+        raise InputError("no sentences to train on", name)
     vocab = Vocabulary.from_sentences(sentences, min_count)
     stream = encode(sentences, vocab)
     times["read"] = time.perf_counter() - t
@@ -65,3 +75,12 @@ def train(source, order: int = 3, method: str = "int-mkn", min_count: int = 1, p
     model.header["train_seconds"] = {k: round(v, 4) for k, v in times.items()}
     return model
 
+
+def _check_sentences(sentences: list, name: str) -> None:
+    """No sentence of a token list holds the reserved ``<s>`` / ``</s>`` (as in
+    :func:`~plgraph.lm.text.parse_sentences`)."""
+    for i, sent in enumerate(sentences):
+        for w in (BOS, EOS):
+            if w in sent:
+                raise LMTextError(f"reserved word {w} in a sentence (sentence boundaries are implicit)", name,
+                                  sentence=i)
