@@ -214,7 +214,11 @@ def _tolerant_streams() -> None:
 
 def main(argv=None) -> int:
     _tolerant_streams()
-    parser = build_parser()
+    try:
+        parser = build_parser()      # imports every command module: Ctrl-C may land here
+    except KeyboardInterrupt:
+        print("plgraph: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     try:
         return args.func(args)

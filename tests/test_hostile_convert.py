@@ -220,6 +220,14 @@ def test_partly_bad_input_still_writes_the_good_sentences(tmp_path, capsys):
     assert "skipped 1 sentence(s)" in capsys.readouterr().err
 
 
+def test_ptb_file_starting_with_a_byte_order_mark_reads_its_first_tree(tmp_path):
+    f = tmp_path / "bom.mrg"
+    f.write_bytes(b"\xef\xbb\xbf" + GOOD_TREE.encode() + b"\n" + GOOD_TREE.encode() + b"\n")
+    got = read_ptb(f, on_error="skip")
+    assert [type(x) for x in got] == [SentenceTree, SentenceTree]
+    assert got[0].tree.words() == ["Bob", "ran", "fast", "."]
+
+
 # -- 8. deep trees -----------------------------------------------------------------------------
 DEPTH = 1500
 

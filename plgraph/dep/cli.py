@@ -24,10 +24,38 @@ def _progress(args):
     return args.progress if args.progress is not None else sys.stderr.isatty()
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (``0`` and negatives are errors, never "the default")."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a fraction between 0 and 1, got {text}")
+    return value
+
+
 def _read(path, args, *, gold: bool, label: str):
+    """The readable sentences of ``path`` (bad ones listed on stderr and skipped); a
+    file that cannot be read at all, or holds no readable sentence, is an InputError."""
+    from ..errors import InputError
     from .conll import read_conll, sentences_only
 
-    items = read_conll(path, encoding=args.encoding, on_error="skip", require_heads=gold, check_tree=gold)
+    try:
+        items = read_conll(path, encoding=args.encoding, on_error="skip", require_heads=gold, check_tree=gold)
+    except OSError as err:
+        raise InputError(f"cannot read the {label}: {err.strerror or err}", path) from None
     bad: list = []
     sents = sentences_only(items, bad)
     if bad:
@@ -36,66 +64,102 @@ def _read(path, args, *, gold: bool, label: str):
             print(f"  {b}", file=sys.stderr)
         if len(bad) > 10:
             print(f"  ... and {len(bad) - 10} more", file=sys.stderr)
+    if not sents:
+        raise InputError(f"no readable sentence in the {label}" + (f" ({len(bad)} bad)" if bad else " (empty)"),
+                         path)
     return sents
 
 
-def cmd_train(args) -> int:
-    from ..errors import InputError
-    from .model import DepConfig
-    from .train import (DEFAULT_BATCH, DEFAULT_EPOCHS, DEFAULT_LEARNER, DEFAULT_LEARNER_OPTIONS,
-                        DEFAULT_PRUNE_TOLERANCE, train)
+#: ``dep train`` options that define the model or its training (None = not given);
+#: with ``--resume`` they must match the checkpoint's
+_CONFIG_OPTIONS = ("order", "root", "pseudo_projective", "label_constraint")
 
-    train_sents = _read(args.train, args, gold=True, label="training file")
-    if not train_sents:
-        raise InputError("no usable training sentences", args.train)
-    dev_sents = _read(args.dev, args, gold=True, label="dev file") if args.dev else None
-    if args.holdout:
-        if dev_sents is not None:
-            raise InputError("give either --dev or --holdout, not both")
-        if not 0 < args.holdout < 1:
-            raise InputError(f"--holdout must be a fraction between 0 and 1, got {args.holdout}")
-        cut = len(train_sents) - max(1, int(round(args.holdout * len(train_sents))))
-        train_sents, dev_sents = train_sents[:cut], train_sents[cut:]
-        print(f"plgraph dep train: the last {len(dev_sents)} of {len(train_sents) + len(dev_sents)} training "
-              f"sentences are the dev set", file=sys.stderr)
-    config = DepConfig(order=args.order, root=args.root, pseudo_projective=args.pseudo_projective,
-                       label_constraint=args.label_constraint)
-    args.learner = args.learner or DEFAULT_LEARNER
-    args.epochs = args.epochs or DEFAULT_EPOCHS
-    args.batch_size = args.batch_size or DEFAULT_BATCH
-    opts = dict(DEFAULT_LEARNER_OPTIONS.get(args.learner, {}))
+
+def _learner_options(args) -> dict:
+    """The learner options given on the command line (only those)."""
+    from ..errors import InputError
+
+    learner = args.learner
+    opts = {}
     for key in ("eta", "C", "reg"):
         val = getattr(args, key)
-        if val is not None:
-            if args.learner != "adagrad" and key != "C":
-                raise InputError(f"--{key} applies to --learner adagrad only")
-            opts[key] = None if (key == "reg" and val == "none") else val
+        if val is None:
+            continue
+        if learner is not None and (learner == "perceptron" or (learner == "pa" and key != "C")):
+            raise InputError(f"--{key} does not apply to --learner {learner}")
+        opts[key] = None if (key == "reg" and val == "none") else val
+    if args.average and args.no_average:
+        raise InputError("give either --average or --no-average")
     if args.average:
-        if args.learner != "adagrad":
+        if learner not in (None, "adagrad"):
             raise InputError("--average applies to --learner adagrad (PA and the perceptron average by default)")
         opts["average"] = True
-    if args.learner == "perceptron":
-        opts.pop("C", None)
     if args.no_average:
         opts["average"] = False
-    start = time.perf_counter()
-    res = train(train_sents, dev_sents, args.model, config, learner=args.learner, learner_options=opts,
-                epochs=args.epochs, batch_size=args.batch_size, threads=args.threads, seed=args.seed,
-                prune_tolerance=None if args.no_prune else DEFAULT_PRUNE_TOLERANCE, resume=args.resume,
-                progress=_progress(args),
-                log=lambda s: print(s, file=sys.stderr, flush=True))
+    return opts
+
+
+def _check_outputs(model_dir) -> None:
+    from ..atomic import check_writable, check_writable_dir
+    from .train import MODEL_FOLDER_FILES
+
+    check_writable_dir(model_dir)
+    for name in MODEL_FOLDER_FILES:
+        check_writable(f"{model_dir}/{name}")
+
+
+def cmd_train(args) -> int:
+    """Train (or, with ``--resume``, continue) into ``--model``.  Options left out
+    take the defaults, or with ``--resume`` the checkpoint's; options given with
+    ``--resume`` that differ from the checkpoint's are an error listing the stored
+    ones.  The model folder is checked writable and locked before the data is read."""
+    from ..errors import InputError
+    from ..lock import folder_lock
+    from .train import DEFAULT_EPOCHS, DEFAULT_LEARNER, DEFAULT_PRUNE_TOLERANCE, train
+
+    _check_outputs(args.model)
+    if args.dev and args.holdout:
+        raise InputError("give either --dev or --holdout, not both")
+    if not args.resume:
+        args.learner = args.learner or DEFAULT_LEARNER
+    given_opts = _learner_options(args)
+    config = {k: getattr(args, k) for k in _CONFIG_OPTIONS if getattr(args, k) is not None}
+    epochs = args.epochs or DEFAULT_EPOCHS
+    with folder_lock(args.model):      # train() defers Ctrl-C to safe points itself
+        train_sents = _read(args.train, args, gold=True, label="training file")
+        dev_sents = _read(args.dev, args, gold=True, label="dev file") if args.dev else None
+        if args.holdout:
+            cut = len(train_sents) - max(1, int(round(args.holdout * len(train_sents))))
+            if cut < 1:
+                raise InputError(f"--holdout {args.holdout} leaves no training sentence", args.train)
+            train_sents, dev_sents = train_sents[:cut], train_sents[cut:]
+            print(f"plgraph dep train: the last {len(dev_sents)} of {len(train_sents) + len(dev_sents)} training "
+                  f"sentences are the dev set", file=sys.stderr)
+        start = time.perf_counter()
+        res = train(train_sents, dev_sents, args.model, config, learner=args.learner, learner_options=given_opts,
+                    epochs=epochs, batch_size=args.batch_size, threads=args.threads, seed=args.seed,
+                    prune_tolerance=None if args.no_prune else DEFAULT_PRUNE_TOLERANCE, resume=args.resume,
+                    progress=_progress(args),
+                    log=lambda s: print(s, file=sys.stderr, flush=True))
     best = next((r for r in res.history if r["epoch"] == res.best_epoch), None)
-    msg = f"plgraph dep train: model in {args.model} (epoch {res.best_epoch or len(res.history)}"
+    last = res.history[-1]["epoch"] if res.history else 0
+    msg = f"plgraph dep train: model in {args.model} (epoch {res.best_epoch or last}"
     if best and "dev_las" in best:
-        msg += f", dev UAS {best['dev_uas']:.2f} LAS {best['dev_las']:.2f}"
+        msg += f" of {last}, dev UAS {best['dev_uas']:.2f} LAS {best['dev_las']:.2f}"
     print(msg + f"), {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return 0
 
 
 def cmd_parse(args) -> int:
+    """Parse ``IN`` into ``--out`` (or stdout).  A model or input that cannot be read, or
+    an input without one readable sentence, is an error that leaves ``--out`` as it was."""
     from .conll import format_conll, write_conll
     from .model import DepModel
 
+    if args.out:
+        from ..atomic import check_writable
+
+        check_writable(args.out)
     model = DepModel.load(args.model)
     sents = _read(args.input, args, gold=False, label="input file")
     if args.threads:
@@ -140,11 +204,12 @@ def register(subparsers) -> None:
     t = sub.add_parser("train", help="train a parser (defaults: the best settings found)")
     t.add_argument("--train", required=True, metavar="T", help="training trees (CoNLL-U or CoNLL-X)")
     t.add_argument("--dev", metavar="D", help="dev trees: scored after every epoch, the best epoch is kept")
-    t.add_argument("--holdout", type=float, metavar="F",
+    t.add_argument("--holdout", type=fraction, metavar="F",
                    help="use the last fraction F of the training file as the dev set (instead of --dev)")
     t.add_argument("--model", required=True, metavar="M", help="model folder (created)")
-    t.add_argument("--order", type=int, default=1, choices=[1, 2], help="1: arcs; 2: arcs + siblings")
-    t.add_argument("--epochs", type=int, default=None, help="passes over the training data (default 8)")
+    t.add_argument("--order", type=int, default=None, choices=[1, 2], help="1: arcs (default); 2: arcs + siblings")
+    t.add_argument("--epochs", type=positive_int, default=None,
+                   help="passes over the training data (default 8; with --resume: the total)")
     t.add_argument("--learner", default=None, choices=["adagrad", "pa", "perceptron"],
                    help="default: pa (averaged passive-aggressive)")
     t.add_argument("--eta", type=float, help="AdaGrad learning rate")
@@ -152,18 +217,20 @@ def register(subparsers) -> None:
     t.add_argument("--reg", choices=["l1", "l2", "none"], help="AdaGrad regulariser")
     t.add_argument("--no-average", action="store_true", help="PA/perceptron: use the last weights, not the average")
     t.add_argument("--average", action="store_true", help="AdaGrad: average the iterates (our extension)")
-    t.add_argument("--batch-size", type=int, default=None, help="sentences per update (default 8)")
+    t.add_argument("--batch-size", type=positive_int, default=None, help="sentences per update (default 8)")
     t.add_argument("--no-prune", action="store_true",
                    help="keep every non-zero feature (default: prune as far as dev LAS stays within 0.1)")
-    t.add_argument("--threads", type=int, default=2, help="numba threads decoding a batch (default 2)")
-    t.add_argument("--root", default="auto", choices=["auto", "single", "multi"],
-                   help="ROOT children: auto = multi when a training tree has several")
-    t.add_argument("--pseudo-projective", default="head", choices=["head", "none"],
-                   help="lift non-projective training arcs with Nivre & Nilsson's Head encoding (default)")
-    t.add_argument("--label-constraint", default="pos", choices=["pos", "root", "none"],
+    t.add_argument("--threads", type=positive_int, default=2, help="numba threads decoding a batch (default 2)")
+    t.add_argument("--root", default=None, choices=["auto", "single", "multi"],
+                   help="ROOT children: auto (default) = multi when a training tree has several")
+    t.add_argument("--pseudo-projective", default=None, choices=["head", "none"],
+                   help="lift non-projective training arcs with Nivre & Nilsson's Head encoding (default head)")
+    t.add_argument("--label-constraint", default=None, choices=["pos", "root", "none"],
                    help="candidate labels per arc: seen with the POS pair (default), by ROOT/word head, all")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--resume", action="store_true", help="continue from the model folder's last checkpoint")
+    t.add_argument("--seed", type=int, default=None, help="shuffling seed (default 0)")
+    t.add_argument("--resume", action="store_true",
+                   help="continue from the model folder's last checkpoint, with its options (other options "
+                        "given are refused)")
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     common(t)
     t.set_defaults(func=cmd_train)
@@ -172,7 +239,7 @@ def register(subparsers) -> None:
     q.add_argument("input", metavar="IN", help="input file (words; HEAD/DEPREL may be _)")
     q.add_argument("--model", required=True, metavar="M")
     q.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
-    q.add_argument("--threads", type=int, default=None, help="numba threads (default: all)")
+    q.add_argument("--threads", type=positive_int, default=None, help="numba threads (default: all)")
     common(q)
     q.set_defaults(func=cmd_parse)
 

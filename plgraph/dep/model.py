@@ -30,31 +30,37 @@ detail as inferred, or where we deviate, it is said here.
   S&S ignored them (notes §1.6).
 
 Model files are a folder with ``model.json`` (configuration, labels, taxonomy,
-training record) and ``model.npz`` (feature keys, block layout, float32 weights);
-no pickle.  Features whose weights are all zero are dropped when saving.
+training record, ``format_version``, a CRC of the arrays and the model-defining fields) and ``model.npz`` (feature
+keys, block layout, float32 weights); no pickle.  Features whose weights are all zero
+are dropped when saving.  A damaged, mismatched or other-version file is a
+:class:`~plgraph.errors.ModelFileError` naming it (see :mod:`plgraph.modelfile`).
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ModelFileError
 from ..learn._kernels import bloom_build, pack_block_refs
 from ..learn.features import FeatureTable
 from ..learn.labels import LabelTaxonomy, label_blocks
 from . import _kernels as KN
 from ..atomic import atomic_json as _atomic_json
 from ..atomic import atomic_savez as _atomic_savez
+from ..modelfile import (check_crc32, check_format, check_keys, check_version, content_crc32, load_json, load_npz,
+                         model_errors)
 from .features import (ARC_TEMPLATES, KIND_BETWEEN, KIND_DEP, KIND_HEAD, KIND_PAIR, KIND_SIB, NONE_SIB,
                        SIBLING_TEMPLATES, Encoded, TemplateSet, compile_templates, encode)
 from .projective import deprojectivise, projectivise_corpus
 from .taxonomy import deprel_taxonomy
 
 FORMAT = "plgraph-dep-model"
-VERSION = 1
+#: version of the model files (``format_version`` in model.json; files written before
+#: that field existed carry the same number as ``version``, or nothing: version 1)
+FORMAT_VERSION = 1
+VERSION = FORMAT_VERSION      # the former name
 
 
 @dataclass
@@ -377,9 +383,11 @@ class DepModel:
             "lab_off": m.lab_off,
             "lab_list": m.lab_list,
         }
-        doc = {"format": FORMAT, "version": VERSION, "config": m.config.to_json(), "labels": m.labels,
-               "taxonomy": m.taxonomy.to_json(), "multi_root": m.multi_root, "n_features": m.n_features,
-               "n_weights": m.n_weights, "info": {**self.info, **(extra_info or {})}}
+        doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": FORMAT_VERSION,
+               "config": m.config.to_json(), "labels": m.labels, "taxonomy": m.taxonomy.to_json(),
+               "multi_root": m.multi_root, "n_features": m.n_features, "n_weights": m.n_weights,
+               "info": {**self.info, **(extra_info or {})}}
+        doc["crc32"] = content_crc32(arrays, doc, MODEL_CRC_KEYS)
         os.makedirs(folder, exist_ok=True)
         _atomic_savez(os.path.join(folder, "model.npz"), **arrays)
         _atomic_json(os.path.join(folder, "model.json"), doc)
@@ -388,31 +396,88 @@ class DepModel:
 
     @classmethod
     def load(cls, folder) -> "DepModel":
-        """Load a model written by :meth:`save` (no retraining, no pickle)."""
+        """Load a model written by :meth:`save` (no retraining, no pickle).
+
+        Raises :class:`~plgraph.errors.ModelFileError` naming the file for a missing,
+        empty, truncated or corrupt ``model.json`` / ``model.npz``, another format or
+        :data:`FORMAT_VERSION` (files without ``format_version`` are version 1), missing
+        or mis-shaped parts, or a ``model.npz`` that does not belong to the
+        ``model.json`` beside it."""
         folder = os.fspath(folder)
         jpath = os.path.join(folder, "model.json")
         npath = os.path.join(folder, "model.npz")
         for p in (jpath, npath):
             if not os.path.exists(p):
-                raise InputError(f"not a plgraph dependency model: {p} is missing", folder)
-        try:
-            with open(jpath, encoding="utf-8") as handle:
-                doc = json.load(handle)
-        except json.JSONDecodeError as err:
-            raise InputError(f"model.json is not valid JSON ({err.msg})", jpath, None, err.lineno) from None
-        if doc.get("format") != FORMAT:
-            raise InputError(f"model.json is not a {FORMAT} file", jpath)
-        if doc.get("version") != VERSION:
-            raise InputError(f"model format version {doc.get('version')} (this plgraph reads {VERSION})", jpath)
-        with np.load(npath, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-        config = DepConfig.from_json(doc["config"])
-        taxonomy = LabelTaxonomy.from_json(doc["taxonomy"])
-        sizes = arrays["block_sizes"].astype(np.int64)
-        foff = np.zeros(sizes.shape[0] + 1, np.int64)
-        np.cumsum(sizes, out=foff[1:])
-        table = FeatureTable.from_keys(arrays["keys"])
-        weights = np.concatenate([arrays["arc_weights"], arrays["sib_weights"]]).astype(np.float32)
-        classes = (arrays["cpos_keys"], arrays["lab_off"], arrays["lab_list"])
-        return cls(config, doc["labels"], taxonomy, table, foff, arrays["fnode"].astype(np.int32), classes,
-                   doc["multi_root"], weights, doc.get("info"))
+                raise ModelFileError(f"not a plgraph dependency model: {p} is missing", source=folder)
+        doc = load_json(jpath, MODEL_JSON_KEYS, "dependency model header")
+        check_format(doc, jpath, FORMAT)
+        doc.setdefault("format_version", doc.get("version", 1))   # "version": the name before format_version
+        check_version(doc, jpath, FORMAT_VERSION, "dependency model")
+        arrays = load_npz(npath, MODEL_ARRAYS, "dependency model weights")
+        check_crc32(doc, jpath, content_crc32(arrays, doc, MODEL_CRC_KEYS), "the model.npz beside it")
+        with model_errors(npath, "dependency model"):
+            config = DepConfig.from_json(check_keys(doc["config"], jpath, (), "config"))
+            taxonomy = LabelTaxonomy.from_json(check_keys(doc["taxonomy"], jpath, {"labels": list, "paths": list},
+                                                          "taxonomy"))
+            sizes = arrays["block_sizes"].astype(np.int64)
+            foff = np.zeros(sizes.shape[0] + 1, np.int64)
+            np.cumsum(sizes, out=foff[1:])
+            weights = np.concatenate([arrays["arc_weights"], arrays["sib_weights"]]).astype(np.float32)
+            classes = (arrays["cpos_keys"], arrays["lab_off"], arrays["lab_list"])
+            check_model_parts(npath, config, doc["labels"], taxonomy, arrays["keys"], sizes, arrays["fnode"],
+                              classes, weights.shape[0])
+            table = FeatureTable.from_keys(arrays["keys"])
+            model = cls(config, doc["labels"], taxonomy, table, foff, arrays["fnode"].astype(np.int32), classes,
+                        doc["multi_root"], weights, doc.get("info"))
+        for key, n in (("n_features", model.n_features), ("n_weights", model.n_weights)):
+            if doc.get(key, n) != n:
+                raise ModelFileError(f"model.npz has {n} {key[2:]}, model.json says {doc[key]}: the files do not "
+                                     f"belong together", source=npath)
+        return model
+
+
+#: what :meth:`DepModel.load` requires of ``model.json`` (key -> JSON type)
+MODEL_JSON_KEYS = {"format": str, "config": dict, "labels": list, "taxonomy": dict, "multi_root": bool}
+#: the fields of ``model.json`` its CRC covers (with model.npz's arrays); ``info`` is free
+MODEL_CRC_KEYS = ("format", "format_version", "config", "labels", "taxonomy", "multi_root", "n_features",
+                  "n_weights")
+#: what :meth:`DepModel.load` requires of ``model.npz`` (name -> (ndim, dtype kinds))
+MODEL_ARRAYS = {"keys": (1, "u"), "block_sizes": (1, "iu"), "fnode": (1, "iu"), "arc_weights": (1, "f"),
+                "sib_weights": (1, "f"), "cpos_keys": (1, "u"), "lab_off": (1, "iu"), "lab_list": (1, "iu")}
+
+
+def check_model_parts(path, config: DepConfig, labels, taxonomy: LabelTaxonomy, keys, block_sizes, fnode,
+                      label_classes, n_weights: int) -> None:
+    """Refuse parts of a model file that do not fit together (the kernels index with
+    them unchecked): one block per feature key, block sizes 1 or at least K + 1 and
+    below the packing limit, taxonomy nodes in range, label classes covering every
+    (coarse POS pair, direction) with valid label ids, and the weight count.  Raises
+    ModelFileError naming ``path``."""
+    from ..learn._kernels import BLOCK_MASK
+
+    def bad(what):
+        raise ModelFileError(f"inconsistent dependency model: {what}", source=os.fspath(path))
+
+    if not all(isinstance(x, str) for x in labels) or list(labels) != list(taxonomy.labels):
+        bad("the labels differ from the taxonomy's labels")
+    if keys.shape[0] != block_sizes.shape[0]:
+        bad(f"{keys.shape[0]} feature keys but {block_sizes.shape[0]} weight blocks")
+    K = taxonomy.K
+    if block_sizes.size and (int(block_sizes.min()) < 1 or int(block_sizes.max()) > int(BLOCK_MASK)
+                             or bool(((block_sizes > 1) & (block_sizes < K + 1)).any())):
+        bad("weight block sizes out of range")
+    n_arc = int(block_sizes.sum())
+    if fnode.shape[0] != n_arc:
+        bad(f"{fnode.shape[0]} taxonomy nodes for {n_arc} weights")
+    if fnode.size and (int(fnode.min()) < -1 or int(fnode.max()) >= taxonomy.n_nodes):
+        bad("taxonomy node ids out of range")
+    sib = (1 << config.sib_bits) if config.order == 2 else 0
+    if n_weights != n_arc + sib:
+        bad(f"{n_weights} weights, expected {n_arc} arc + {sib} sibling weights")
+    cpos_keys, lab_off, lab_list = label_classes
+    nc = cpos_keys.shape[0] + 1
+    if lab_off.shape[0] != nc * nc * 2 + 1 or (lab_off.size and int(lab_off[0]) != 0) \
+            or bool((np.diff(lab_off) < 0).any()) or int(lab_off[-1]) != lab_list.shape[0]:
+        bad("label class offsets do not fit the coarse POS keys")
+    if lab_list.size and (int(lab_list.min()) < 0 or int(lab_list.max()) >= len(labels)):
+        bad("label ids out of range")

@@ -15,10 +15,18 @@ After every epoch it writes, atomically (temporary file + ``os.replace``):
 * ``model.json`` + ``model.npz`` -- the best model so far by dev LAS (or the last one
   without a dev set), with averaged / caught-up float32 weights; after the last epoch
   it is replaced by the pruned model (see below);
-* ``log.jsonl`` -- one line per epoch (loss, dev scores, seconds).
+* ``log.jsonl`` -- one line per epoch (loss, dev scores, seconds); derived from the
+  history in ``checkpoint.json``, so a resumed run rewrites it (a line lost to a kill
+  between the checkpoint and the log comes back).
 
-Ctrl-C stops training between two file writes at worst: every file on disk is
-either the old complete version or the new complete version.
+Ctrl-C stops training at the next safe point (between batches or stages): every file
+on disk is either the old complete version or the new complete version.  The model
+folder is locked for the run (:mod:`plgraph.lock`), checked writable before any work,
+and the temporaries of killed runs are removed at the start.  ``resume=True`` keeps
+the checkpoint's options: other options given are refused, naming the stored ones.
+Model files and checkpoints carry a ``format_version`` (:data:`CHECKPOINT_VERSION`,
+:data:`plgraph.dep.model.FORMAT_VERSION`); damaged ones raise
+:class:`~plgraph.errors.ModelFileError`.
 
 Pruning (Schiehlen & Spranger kept only the features that were non-null after the
 first iteration; we prune after training): features whose weights are all zero never
@@ -36,8 +44,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..atomic import check_writable, check_writable_dir, clean_stale_temporaries
+from ..errors import InputError, ModelFileError
 from ..learn import SparseGradient, learner_from_state, make_learner, run_epoch
+from ..learn.interrupts import check_interrupt, deferred_interrupts
+from ..lock import folder_lock
+from ..modelfile import check_crc32, check_format, check_version, content_crc32, load_json, load_npz, model_errors
 from ..learn.features import FeatureTable
 from . import _kernels as KN
 from .evaluate import evaluate
@@ -45,7 +57,7 @@ from .features import NONE_SIB, Encoded, encode
 from ..atomic import atomic_json as _atomic_json
 from ..atomic import atomic_savez as _atomic_savez
 from ..atomic import atomic_text
-from .model import DepConfig, DepModel
+from .model import DepConfig, DepModel, check_model_parts
 
 #: the defaults of ``dep train`` -- the best settings found on EWT dev (first order, 5 epochs:
 #: averaged PA 87.84 / 85.95, averaged perceptron 87.41 / 85.51, AdaGrad l1 as in Algorithm 1
@@ -96,6 +108,7 @@ def prune_on_dev(model: DepModel, dev_sents, best_las: float, tolerance: float =
     for q in PRUNE_QUANTILES:
         thr = float(np.quantile(fmax, q)) if fmax.size else 0.0
         cand = model.pruned(thr)
+        check_interrupt()
         sc = _dev_scores(cand, dev_sents, dev_enc)
         if say:
             say(f"pruning at |w| <= {thr:.3g} ({q:.0%} quantile): {cand.n_features} features, dev UAS {sc.uas:.2f} "
@@ -162,15 +175,40 @@ def _set_threads(threads):
     return old
 
 
+#: the checkpoint format (``checkpoint.json``); files without ``format_version`` are version 1
+CHECKPOINT_FORMAT = "plgraph-dep-checkpoint"
+CHECKPOINT_VERSION = 1
+#: what ``checkpoint.json`` must hold (key -> JSON type)
+CHECKPOINT_KEYS = {"epoch": int, "npz": str, "config": dict, "labels": list, "taxonomy": dict, "multi_root": bool,
+                   "learner": dict, "learner_scalars": dict, "history": list}
+#: what ``checkpoint-<epoch>.npz`` must hold (the ``learner_*`` arrays are checked by the learner)
+CHECKPOINT_ARRAYS = {"keys": (1, "u"), "foff": (1, "iu"), "fnode": (1, "iu"), "cpos_keys": (1, "u"),
+                     "lab_off": (1, "iu"), "lab_list": (1, "iu")}
+#: the fields of ``checkpoint.json`` its CRC covers (with the arrays of its .npz)
+CHECKPOINT_CRC_KEYS = ("format", "format_version", "epoch", "npz", "config", "labels", "taxonomy", "multi_root",
+                       "learner", "learner_scalars", "history", "best_las", "best_epoch", "batch_size", "seed",
+                       "loss")
+#: files ``train`` writes into the model folder (checked writable before training)
+MODEL_FOLDER_FILES = ("model.json", "model.npz", "checkpoint.json", "log.jsonl")
+
+
+def _write_log(model_dir, history) -> None:
+    atomic_text(os.path.join(model_dir, "log.jsonl"), "".join(json.dumps(r) + "\n" for r in history))
+
+
 def _write_checkpoint(model_dir, epoch, model: DepModel, learner, history, meta):
+    """``checkpoint-<epoch>.npz`` then ``checkpoint.json`` pointing to it (with the whole
+    history: ``log.jsonl`` is derived from it), then the older ``.npz`` files go."""
     arrays, scalars = learner.state()
     npz = f"checkpoint-{epoch}.npz"
-    _atomic_savez(os.path.join(model_dir, npz), keys=model.table.keys(), foff=model.foff, fnode=model.fnode,
-                  cpos_keys=model.cpos_keys, lab_off=model.lab_off, lab_list=model.lab_list,
-                  **{f"learner_{k}": v for k, v in arrays.items()})
-    doc = {"epoch": epoch, "npz": npz, "config": model.config.to_json(), "labels": model.labels,
+    arrays = {"keys": model.table.keys(), "foff": model.foff, "fnode": model.fnode, "cpos_keys": model.cpos_keys,
+              "lab_off": model.lab_off, "lab_list": model.lab_list, **{f"learner_{k}": v for k, v in arrays.items()}}
+    _atomic_savez(os.path.join(model_dir, npz), **arrays)
+    doc = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_VERSION, "epoch": epoch, "npz": npz,
+           "config": model.config.to_json(), "labels": model.labels,
            "taxonomy": model.taxonomy.to_json(), "multi_root": model.multi_root, "info": model.info,
            "learner": learner.config(), "learner_scalars": scalars, "history": history, **meta}
+    doc["crc32"] = content_crc32(arrays, doc, CHECKPOINT_CRC_KEYS)
     _atomic_json(os.path.join(model_dir, "checkpoint.json"), doc)
     for name in os.listdir(model_dir):
         if name.startswith("checkpoint-") and name.endswith(".npz") and name != npz:
@@ -178,29 +216,112 @@ def _write_checkpoint(model_dir, epoch, model: DepModel, learner, history, meta)
 
 
 def _read_checkpoint(model_dir):
+    """``(doc, model, learner)`` from ``model_dir``'s last checkpoint.  Raises
+    :class:`~plgraph.errors.ModelFileError` naming the file for a missing, damaged,
+    inconsistent or other-version checkpoint."""
     from ..learn.labels import LabelTaxonomy
 
+    model_dir = os.fspath(model_dir)
     path = os.path.join(model_dir, "checkpoint.json")
     if not os.path.exists(path):
-        raise InputError("no checkpoint to resume from (checkpoint.json missing)", model_dir)
-    with open(path, encoding="utf-8") as handle:
-        doc = json.load(handle)
-    with np.load(os.path.join(model_dir, doc["npz"]), allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
-    model = DepModel(DepConfig.from_json(doc["config"]), doc["labels"], LabelTaxonomy.from_json(doc["taxonomy"]),
-                     FeatureTable.from_keys(arrays["keys"]), arrays["foff"], arrays["fnode"],
-                     (arrays["cpos_keys"], arrays["lab_off"], arrays["lab_list"]), doc["multi_root"], info=doc["info"])
-    learner = learner_from_state(doc["learner"], model.n_weights,
-                                 {k[8:]: v for k, v in arrays.items() if k.startswith("learner_")},
-                                 doc["learner_scalars"])
+        raise ModelFileError("no checkpoint to resume from (checkpoint.json missing)", source=model_dir)
+    doc = load_json(path, CHECKPOINT_KEYS, "training checkpoint")
+    if "format" in doc:     # checkpoints written before format names existed have none
+        check_format(doc, path, CHECKPOINT_FORMAT)
+    check_version(doc, path, CHECKPOINT_VERSION, "dependency training checkpoint")
+    npz = doc["npz"]
+    if os.path.basename(npz) != npz or not npz.endswith(".npz"):
+        raise ModelFileError(f"checkpoint names {npz!r}, not an .npz file of the folder", source=path)
+    _check_history(doc, path)
+    npath = os.path.join(model_dir, npz)
+    arrays = load_npz(npath, CHECKPOINT_ARRAYS, "training checkpoint")
+    check_crc32(doc, path, content_crc32(arrays, doc, CHECKPOINT_CRC_KEYS), npz)
+    with model_errors(npath, "training checkpoint"):
+        config = DepConfig.from_json(doc["config"])
+        taxonomy = LabelTaxonomy.from_json(doc["taxonomy"])
+        foff = arrays["foff"].astype(np.int64)
+        if foff.size == 0 or int(foff[0]) != 0:
+            raise ModelFileError("array 'foff' is not an offset array from 0", source=npath)
+        classes = (arrays["cpos_keys"], arrays["lab_off"], arrays["lab_list"])
+        n_weights = int(foff[-1]) + ((1 << config.sib_bits) if config.order == 2 else 0)
+        check_model_parts(npath, config, doc["labels"], taxonomy, arrays["keys"], np.diff(foff), arrays["fnode"],
+                          classes, n_weights)
+        model = DepModel(config, doc["labels"], taxonomy, FeatureTable.from_keys(arrays["keys"]), foff,
+                         arrays["fnode"], classes, doc["multi_root"], info=doc.get("info"))
+        learner = learner_from_state(doc["learner"], model.n_weights,
+                                     {k[8:]: v for k, v in arrays.items() if k.startswith("learner_")},
+                                     doc["learner_scalars"])
     return doc, model, learner
 
 
-def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None = None, *,
-          learner: str = DEFAULT_LEARNER, learner_options: dict | None = None, epochs: int = DEFAULT_EPOCHS,
-          batch_size: int = DEFAULT_BATCH, threads: int | None = None, seed: int = 0, loss: str = "hamming",
-          prune_tolerance: float | None = DEFAULT_PRUNE_TOLERANCE, resume: bool = False, progress: bool | None = None, log=None,
-          on_epoch=None) -> TrainResult:
+def _check_history(doc, path) -> None:
+    """The checkpoint's history: one record (a JSON object) per epoch 1..epoch."""
+    epochs = [r.get("epoch") if isinstance(r, dict) else None for r in doc["history"]]
+    if doc["epoch"] < 1 or epochs != list(range(1, doc["epoch"] + 1)):
+        raise ModelFileError(f"checkpoint of epoch {doc['epoch']} has a history of epochs {epochs[:20]}", source=path)
+
+
+def _normal(x):
+    """``x`` as it reads back from JSON (tuples -> lists), for comparisons."""
+    return json.loads(json.dumps(x))
+
+
+def _options_text(doc) -> str:
+    """The options stored in a checkpoint, as command-line options."""
+    cfg, lrn = doc["config"], doc["learner"]
+    parts = [f"--{k.replace('_', '-')} {cfg[k]}" for k in ("order", "root", "pseudo_projective", "label_constraint")
+             if k in cfg]
+    kind = lrn.get("kind")
+    parts.append(f"--learner {kind}")
+    for key, val in lrn.items():
+        if key == "average":
+            if bool(val) != (kind != "adagrad"):       # shown only when not the learner's default
+                parts.append("--average" if val else "--no-average")
+        elif key not in ("kind", "delta") and val is not None:
+            parts.append(f"--{key} {val}")
+    parts += [f"--{k.replace('_', '-')} {doc[k]}" for k in ("batch_size", "seed") if k in doc]
+    return " ".join(parts)
+
+
+def resume_conflicts(doc, config=None, learner=None, learner_options=None, batch_size=None, seed=None) -> list[str]:
+    """The options given to a resumed :func:`train` that differ from those the
+    checkpoint ``doc`` was trained with (None / missing = not given, i.e. keep)."""
+    out = []
+    if config is not None:
+        given = config.to_json() if isinstance(config, DepConfig) else dict(config)
+        stored = doc["config"]
+        for key, val in given.items():
+            if key in stored and _normal(val) != _normal(stored[key]):
+                shown = "(other templates)" if key in ("templates", "sib_templates") else val
+                out.append(f"--{key.replace('_', '-')} {shown} (checkpoint: "
+                           f"{'(other templates)' if key.endswith('templates') else stored[key]})")
+    stored_lrn = doc["learner"]
+    if learner is not None and learner != stored_lrn.get("kind"):
+        out.append(f"--learner {learner} (checkpoint: {stored_lrn.get('kind')})")
+    elif learner_options:
+        for key, val in learner_options.items():
+            if key in stored_lrn and _normal(val) != _normal(stored_lrn[key]):
+                out.append(f"--{key} {val} (checkpoint: {stored_lrn[key]})")
+            elif key not in stored_lrn:
+                out.append(f"--{key} {val} (the checkpoint's {stored_lrn.get('kind')} learner has no {key})")
+    for key, val in (("batch_size", batch_size), ("seed", seed)):
+        if val is not None and key in doc and val != doc[key]:
+            out.append(f"--{key.replace('_', '-')} {val} (checkpoint: {doc[key]})")
+    return out
+
+
+def _prepare_folder(model_dir) -> None:
+    """Before any work: the folder and its outputs must be writable."""
+    check_writable_dir(model_dir)
+    for name in MODEL_FOLDER_FILES:
+        check_writable(os.path.join(model_dir, name))
+
+
+def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict | None = None, *,
+          learner: str | None = None, learner_options: dict | None = None, epochs: int = DEFAULT_EPOCHS,
+          batch_size: int | None = None, threads: int | None = None, seed: int | None = None, loss: str = "hamming",
+          prune_tolerance: float | None = DEFAULT_PRUNE_TOLERANCE, resume: bool = False, progress: bool | None = None,
+          log=None, on_epoch=None) -> TrainResult:
     """Train a parser.
 
     Parameters
@@ -209,49 +330,102 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None 
         Training trees (projectivised internally) and optional dev trees (scored
         against the original trees after every epoch; the best epoch is kept).
     model_dir : path, optional
-        Folder for the model, checkpoints and log (nothing is written without it).
-    config : DepConfig
-        Features and decoding (order, root mode, templates, ...).
+        Folder for the model, checkpoints and log (nothing is written without it).  It
+        is locked for the run (:mod:`plgraph.lock`: a second run into the same folder
+        fails at once), checked writable before any work, and cleared of the
+        temporary files of killed runs.
+    config : DepConfig, or a dict of DepConfig fields
+        Features and decoding (order, root mode, templates, ...); a dict gives only
+        some fields (the others: defaults, or the checkpoint's when resuming).
     learner, learner_options :
-        ``"adagrad"`` (default; ``eta``, ``C``, ``reg``), ``"pa"`` (``C``, ``average``) or
-        ``"perceptron"`` (``average``); missing options take
+        ``"pa"`` (default; ``C``, ``average``), ``"adagrad"`` (``eta``, ``C``, ``reg``,
+        ``average``) or ``"perceptron"`` (``average``); missing options take
         :data:`DEFAULT_LEARNER_OPTIONS`.
-    batch_size, threads :
-        Sentences per update; numba threads decoding a batch in parallel.
+    batch_size, threads, seed :
+        Sentences per update (default :data:`DEFAULT_BATCH`); numba threads decoding a
+        batch in parallel; shuffling seed (default 0).
     loss : {"hamming", "sqrt"}
         Margin used by PA: Hamming errors, or S&S's sqrt of the error rate.
     prune_tolerance : float or None
         With a dev set, prune the final model as far as dev LAS stays within this many
         points of the best epoch (None: only drop all-zero features).
     resume : bool
-        Continue from ``model_dir``'s last checkpoint up to ``epochs`` epochs.
+        Continue from ``model_dir``'s last checkpoint up to ``epochs`` epochs, with the
+        checkpoint's options: options given here (not None) that differ from them are
+        an :class:`~plgraph.errors.InputError` listing the stored options.  The log is
+        rewritten from the checkpoint's history first (a line lost to a kill after the
+        checkpoint comes back).
     log : callable, optional
         Called with one line of text per event (default: silent).
     on_epoch : callable, optional
         Called with each epoch's record (a dict), e.g. to plot live.
+
+    Ctrl-C (SIGINT) is deferred to the next safe point (between batches or stages,
+    :mod:`plgraph.learn.interrupts`) and raises ``KeyboardInterrupt`` there; the files
+    on disk are then those of the last complete epoch.
     """
+    if not isinstance(epochs, (int, np.integer)) or epochs < 1:
+        raise InputError(f"epochs must be a positive integer, got {epochs!r}")
+    if batch_size is not None and (not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
+        raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if resume and model_dir is None:
+        raise ValueError("resume needs model_dir")
+    if model_dir is None:
+        with deferred_interrupts():
+            return _train(train_sents, dev_sents, None, config, learner, learner_options, epochs, batch_size,
+                          threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch)
+    _prepare_folder(model_dir)
+    with folder_lock(model_dir, reentrant=True), deferred_interrupts():
+        clean_stale_temporaries(model_dir)
+        return _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size,
+                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch)
+
+
+def _resume_state(model_dir, train_sents, config, learner, learner_options, batch_size, seed, say):
+    """What a resumed run starts from: the checkpoint, its options checked against
+    the given ones, the training data encoded with the checkpoint's labels."""
+    from .projective import projectivise_corpus
+
+    doc, model, lrn = _read_checkpoint(model_dir)
+    conflicts = resume_conflicts(doc, config, learner, learner_options, batch_size, seed)
+    if conflicts:
+        raise InputError(f"cannot resume with options other than the checkpoint's: {'; '.join(conflicts)}. "
+                         f"The checkpoint (epoch {doc['epoch']}) was trained with: {_options_text(doc)}. Resume "
+                         f"without the differing options, or train into a new folder",
+                         os.path.join(os.fspath(model_dir), "checkpoint.json"))
+    hl = [np.concatenate([[-1], s.heads]) for s in train_sents]
+    ll = [["<root>"] + s.deprels for s in train_sents]
+    ph, pl, _ = projectivise_corpus(hl, ll, model.config.pseudo_projective)
+    enc = encode(train_sents, model.label_index, ph, pl)
+    _write_log(model_dir, doc["history"])
+    say(f"resuming after epoch {doc['epoch']} from {model_dir} (options: {_options_text(doc)})")
+    return doc, model, lrn, enc
+
+
+def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size, threads,
+           seed, loss, prune_tolerance, resume, progress, log, on_epoch) -> TrainResult:
     say = log or (lambda *_: None)
     start = time.perf_counter()
     old_threads = _set_threads(threads)
     try:
         if resume:
-            if model_dir is None:
-                raise ValueError("resume needs model_dir")
-            doc, model, lrn = _read_checkpoint(model_dir)
-            history = doc["history"]
+            doc, model, lrn, enc = _resume_state(model_dir, train_sents, config, learner, learner_options,
+                                                 batch_size, seed, say)
+            history = list(doc["history"])
             first_epoch = doc["epoch"] + 1
             best = doc.get("best_las", -1.0)
             best_epoch = doc.get("best_epoch", 0)
             elapsed0 = doc.get("seconds", 0.0)
-            from .projective import projectivise_corpus
-
-            hl = [np.concatenate([[-1], s.heads]) for s in train_sents]
-            ll = [["<root>"] + s.deprels for s in train_sents]
-            ph, pl, _ = projectivise_corpus(hl, ll, model.config.pseudo_projective)
-            enc = encode(train_sents, model.label_index, ph, pl)
-            say(f"resuming after epoch {doc['epoch']} from {model_dir}")
+            batch_size = doc.get("batch_size", batch_size or DEFAULT_BATCH)
+            seed = doc.get("seed", seed or 0)
+            if first_epoch > epochs:
+                say(f"the checkpoint has {doc['epoch']} epochs already (--epochs {epochs}): nothing to train")
         else:
-            config = config or DepConfig()
+            if not isinstance(config, DepConfig):
+                config = DepConfig(**(config or {}))
+            learner = learner or DEFAULT_LEARNER
+            batch_size = batch_size or DEFAULT_BATCH
+            seed = 0 if seed is None else seed
             t0 = time.perf_counter()
             model, enc, report = DepModel.build(train_sents, config, progress=progress)
             opts = dict(DEFAULT_LEARNER_OPTIONS.get(learner, {}))
@@ -265,8 +439,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None 
             say(f"{len(model.labels)} labels, {model.n_features} features, {model.n_weights} weights "
                 f"({'multi' if model.multi_root else 'single'}-root, order {model.config.order}); "
                 f"built in {time.perf_counter() - t0:.1f} s")
-        if model_dir is not None:
-            os.makedirs(model_dir, exist_ok=True)
+        check_interrupt()
         dev_enc = model.encode(dev_sents) if dev_sents else None
         decoder = _BatchDecoder(model, enc, lrn, loss)
         best_weights = None
@@ -275,6 +448,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None 
             rng = np.random.default_rng([seed, ep])
             stats = run_epoch(lrn, len(enc), decoder, batch_size=batch_size, rng=rng, epoch=ep, progress=progress,
                               desc=f"epoch {ep}")
+            check_interrupt()
             t_eval = time.perf_counter()
             weights = lrn.final_weights(np.float32)
             record = {"epoch": ep, "loss": round(stats.loss, 4), "train_errors_pct":
@@ -293,6 +467,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None 
                 if improved:
                     best, best_epoch = sc.las, ep
             record["eval_seconds"] = round(time.perf_counter() - t_eval, 2)
+            check_interrupt()
             history.append(record)
             elapsed = elapsed0 + time.perf_counter() - start
             if model_dir is not None:
@@ -305,7 +480,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None 
                 _write_checkpoint(model_dir, ep, model, lrn, history,
                                   {"best_las": best, "best_epoch": best_epoch, "seconds": elapsed,
                                    "batch_size": batch_size, "seed": seed, "loss": loss})
-                atomic_text(os.path.join(model_dir, "log.jsonl"), "".join(json.dumps(r) + "\n" for r in history))
+                _write_log(model_dir, history)
             if improved:
                 best_weights = weights
             say(" ".join(f"{k}={v}" for k, v in record.items()))
@@ -314,9 +489,10 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | None 
         pruning = {}
         if best_weights is not None:
             model.weights = best_weights
-        elif model_dir is not None and best_epoch:
+        elif model_dir is not None and os.path.exists(os.path.join(model_dir, "model.json")):
             model = DepModel.load(model_dir)       # resumed after the last epoch
-        if dev_sents and prune_tolerance is not None and best_epoch:
+            pruning = dict(model.info.get("pruning") or {})
+        if dev_sents and prune_tolerance is not None and best_epoch and not pruning:
             best_las = next(r["dev_las"] for r in history if r["epoch"] == best_epoch)
             model, pruning = prune_on_dev(model, dev_sents, best_las, prune_tolerance, say)
             if model_dir is not None:

@@ -39,6 +39,27 @@ from . import _kernels as K
 _REG = {None: 3, "none": 3, "l1": 1, "l2": 2}
 
 
+def _restore(dst: np.ndarray, arrays: dict, name: str) -> None:
+    """``dst[:] = arrays[name]`` with exactly ``dst``'s shape and a numeric dtype
+    (``ValueError`` / ``KeyError`` otherwise: no silent broadcast of a damaged
+    checkpoint's array)."""
+    src = np.asarray(arrays[name])
+    if src.shape != dst.shape:
+        raise ValueError(f"learner array {name!r} has shape {src.shape}, expected {dst.shape}")
+    if src.dtype.kind not in "iuf":
+        raise ValueError(f"learner array {name!r} has dtype {src.dtype}, expected a number type")
+    dst[:] = src
+
+
+def _scalar(scalars: dict, name: str, kind=int):
+    """A learner scalar from a checkpoint, as ``kind`` (``ValueError`` / ``KeyError`` /
+    ``TypeError`` when missing or not a number)."""
+    val = scalars[name]
+    if isinstance(val, bool) or not isinstance(val, (int, float)):
+        raise TypeError(f"learner scalar {name!r} is {val!r}, expected a number")
+    return kind(val)
+
+
 def plain_read_args(w: np.ndarray) -> tuple:
     """The ``wread`` arguments that read ``w`` as it is (no pending AdaGrad catch-up):
     for final weights, or the perceptron's and passive-aggressive's."""
@@ -96,9 +117,11 @@ class Learner:
         return {"w": self.w}, {"kind": self.kind, "steps": self.steps, "updates": self.updates}
 
     def load_state(self, arrays: dict, scalars: dict) -> None:
-        self.w[:] = arrays["w"]
-        self.steps = int(scalars["steps"])
-        self.updates = int(scalars["updates"])
+        """Restore :meth:`state`; a missing, mis-shaped or non-numeric part raises
+        ``KeyError`` / ``ValueError`` / ``TypeError`` (nothing is broadcast)."""
+        _restore(self.w, arrays, "w")
+        self.steps = _scalar(scalars, "steps")
+        self.updates = _scalar(scalars, "updates")
 
     def config(self) -> dict:
         return {"kind": self.kind}
@@ -168,9 +191,11 @@ class AdaGrad(Learner):
 
     def load_state(self, arrays, scalars):
         super().load_state(arrays, scalars)
-        self.q[:] = arrays["q"]
-        self.u[:] = arrays["u"]
-        self.n = int(scalars["n"])
+        _restore(self.q, arrays, "q")
+        _restore(self.u, arrays, "u")
+        self.n = _scalar(scalars, "n")
+        if self.n < 0 or (self.u.size and (int(self.u.min()) < 0 or int(self.u.max()) > self.n)):
+            raise ValueError("learner time stamps 'u' are outside [0, n]")
 
     def config(self):
         return {"kind": self.kind, "eta": self.eta, "C": self.C, "reg": self.reg, "delta": self.delta,
@@ -214,8 +239,8 @@ class _Averaged(Learner):
     def load_state(self, arrays, scalars):
         super().load_state(arrays, scalars)
         if self.average:
-            self.wa[:] = arrays["wa"]
-        self.c = float(scalars["c"])
+            _restore(self.wa, arrays, "wa")
+        self.c = _scalar(scalars, "c", float)
         if self.wr is not self.w:
             self.wr[:] = self.w
 
@@ -276,6 +301,12 @@ def make_learner(kind: str, n_weights: int, **options) -> Learner:
 
 
 def learner_from_state(config: dict, n_weights: int, arrays: dict, scalars: dict) -> Learner:
+    """The learner a checkpoint describes (``config``: :meth:`Learner.config`; arrays
+    and scalars: :meth:`Learner.state`).  Damaged parts raise ``KeyError`` /
+    ``ValueError`` / ``TypeError`` (loaders wrap them with
+    :func:`plgraph.modelfile.model_errors`)."""
+    if not isinstance(config, dict) or not isinstance(scalars, dict):
+        raise TypeError("learner config and scalars must be JSON objects")
     options = {k: v for k, v in config.items() if k != "kind"}
     learner = make_learner(config["kind"], n_weights, **options)
     learner.load_state(arrays, scalars)

@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels as K
+from .interrupts import check_interrupt
 from .labels import LabelTaxonomy, label_blocks
 from .learners import Learner, SparseGradient, make_learner
 
@@ -50,6 +51,7 @@ def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarr
     """One pass: for each batch, ``learner.step(batch_gradient(batch))``.
 
     ``progress`` shows a tqdm bar (``None``: only on an interactive terminal/notebook).
+    Between batches it is a safe point for Ctrl-C (see :mod:`plgraph.learn.interrupts`).
     """
     from tqdm.auto import tqdm
 
@@ -59,6 +61,7 @@ def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarr
     before = learner.updates
     with tqdm(total=n_items, desc=desc, unit="item", disable=progress is False, leave=False) as bar:
         for b in parts:
+            check_interrupt()
             grad = batch_gradient(b)
             loss += float(grad.loss)
             learner.step(grad)

@@ -17,7 +17,24 @@ def _graphs(split, ptb, progress):
     return c.graphs(), c.skipped
 
 
+def _positive_int(text: str) -> int:
+    from ..dep.cli import positive_int
+
+    return positive_int(text)
+
+
 def _train(args) -> int:
+    """Check the folder is writable and free (not locked by another run) before the
+    corpora are read, then train (see :func:`plgraph.pruners.pipeline.train_pruners`)."""
+    from ..atomic import check_writable_dir
+    from ..lock import folder_lock
+
+    check_writable_dir(args.model_dir)
+    with folder_lock(args.model_dir, "pruner model folder"):
+        return _train_locked(args)
+
+
+def _train_locked(args) -> int:
     from dataclasses import fields
 
     from .pipeline import PrunerConfig, train_pruners
@@ -44,6 +61,10 @@ def _stats(args) -> int:
     from ..atomic import atomic_text
     from .pipeline import Pruners, pruning_stats
 
+    if args.json:
+        from ..atomic import check_writable
+
+        check_writable(args.json)
     pr = Pruners.load(args.model_dir)
     graphs, bad = _graphs(args.split, args.ptb, _progress(args))
     doc = pruning_stats(pr, graphs, curves=args.curves)
@@ -78,11 +99,12 @@ def register(sub) -> None:
     t.add_argument("--model-dir", required=True, metavar="M")
     t.add_argument("--ptb", metavar="DIR", help="full LDC treebank (train 02-21, dev 22)")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoints in --model-dir")
-    t.add_argument("--limit", type=int, help="train on the first N sentences only (quick runs)")
+    t.add_argument("--limit", type=_positive_int, help="train on the first N sentences only (quick runs)")
     t.add_argument("--progress", action="store_true", default=None)
-    for name in ("spine_epochs", "trace_epochs", "arc_epochs", "spine_batch", "trace_batch", "arc_batch", "seed",
+    for name in ("spine_epochs", "trace_epochs", "arc_epochs", "spine_batch", "trace_batch", "arc_batch",
                  "threads"):
-        t.add_argument("--" + name.replace("_", "-"), dest=name, type=int, default=None)
+        t.add_argument("--" + name.replace("_", "-"), dest=name, type=_positive_int, default=None)
+    t.add_argument("--seed", dest="seed", type=int, default=None)
     for name in ("spine_eta", "spine_C", "trace_eta", "trace_C", "arc_eta", "arc_C", "arc_recall", "spine_recall",
                  "trace_prob", "trace_rank"):
         t.add_argument("--" + name.replace("_", "-"), dest=name, type=float, default=None)

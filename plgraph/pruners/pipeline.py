@@ -28,12 +28,22 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..atomic import atomic_json, atomic_savez_compressed, atomic_text
+from ..atomic import (atomic_json, atomic_savez_compressed, atomic_text, check_writable, check_writable_dir,
+                      clean_stale_temporaries)
+from ..errors import InputError, ModelFileError
+from ..learn.interrupts import check_interrupt, deferred_interrupts
+from ..lock import folder_lock
+from ..modelfile import (check_array, check_crc32, check_format, check_index_range, check_keys, check_offsets,
+                         check_version, content_crc32, load_json, load_npz, model_errors)
 from ..learn import learner_from_state, make_learner, run_epoch
 from .classifiers import SpineClassifier, TraceClassifier, encode
 from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data
 
 FORMAT = "plgraph-pruners"
+#: version of ``pruners.json`` (``format_version``; older files: ``version`` or nothing = 1)
+FORMAT_VERSION = 1
+#: version of the classifiers' ``checkpoint-<name>.json`` (files without it: 1)
+CHECKPOINT_VERSION = 1
 
 
 @dataclass
@@ -155,40 +165,87 @@ class Pruners:
     def save(self, folder) -> None:
         """``folder/pruners.json`` + ``trace.npz`` + ``spine.npz``; the arc model in ``folder/arc``."""
         os.makedirs(folder, exist_ok=True)
-        _atomic_npz(os.path.join(folder, "trace.npz"), w=self.trace_w.astype(np.float32),
-                    allowed=self.trace.allowed)
-        _atomic_npz(os.path.join(folder, "spine.npz"), w=self.spine_w.astype(np.float32),
-                    cand_off=self.spine.cand_off, cand_lab=self.spine.cand_lab)
-        doc = {"format": FORMAT, "version": 1, "config": asdict(self.config), "thresholds": asdict(self.thresholds),
+        trace = {"w": self.trace_w.astype(np.float32), "allowed": self.trace.allowed}
+        spine = {"w": self.spine_w.astype(np.float32), "cand_off": self.spine.cand_off,
+                 "cand_lab": self.spine.cand_lab}
+        _atomic_npz(os.path.join(folder, "trace.npz"), **trace)
+        _atomic_npz(os.path.join(folder, "spine.npz"), **spine)
+        doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": FORMAT_VERSION, "config": asdict(self.config), "thresholds": asdict(self.thresholds),
                "normaliser": self.normaliser.to_json(), "tags": self.tags.items, "tags_unk": self.tags.unk,
                "trace_labels": self.trace.labels.items, "trace_bits": self.trace.bits,
                "spine_labels": self.spine.labels.items, "spine_bits": self.spine.bits, "curves": self.curves}
+        doc["crc32"] = _pruners_crc(trace, spine, doc)
         _atomic_json(os.path.join(folder, "pruners.json"), doc)
 
     @classmethod
     def load(cls, folder) -> "Pruners":
+        """Load a folder written by :meth:`save`.  Raises
+        :class:`~plgraph.errors.ModelFileError` naming the file for a missing, damaged,
+        mis-shaped or other-version ``pruners.json`` / ``trace.npz`` / ``spine.npz`` /
+        ``arc`` model (files without ``format_version`` are version 1)."""
         from ..dep.model import DepModel
         from .arcpass import ArcPass
 
-        with open(os.path.join(folder, "pruners.json"), encoding="utf-8") as handle:
-            doc = json.load(handle)
-        if doc.get("format") != FORMAT:
-            raise ValueError(f"{folder}: not a plgraph pruner model folder")
-        tags = Vocabulary(unk=doc["tags_unk"])
-        for t in doc["tags"]:
-            tags.add(t)
-        tags.freeze()
-        with np.load(os.path.join(folder, "trace.npz"), allow_pickle=False) as z:
-            trace = TraceClassifier(Vocabulary(doc["trace_labels"]).freeze(), z["allowed"], doc["trace_bits"])
-            trace_w = z["w"].astype(np.float64)
-        with np.load(os.path.join(folder, "spine.npz"), allow_pickle=False) as z:
-            spine = SpineClassifier(Vocabulary(doc["spine_labels"]).freeze(), z["cand_off"], z["cand_lab"],
+        folder = os.fspath(folder)
+        jpath = os.path.join(folder, "pruners.json")
+        if not os.path.exists(jpath):
+            raise ModelFileError(f"not a plgraph pruner model folder: {jpath} is missing", source=folder)
+        doc = load_json(jpath, PRUNERS_JSON_KEYS, "pruner models header")
+        check_format(doc, jpath, FORMAT)
+        doc.setdefault("format_version", doc.get("version", 1))   # "version": the name before format_version
+        check_version(doc, jpath, FORMAT_VERSION, "pruner models")
+        tpath, spath = os.path.join(folder, "trace.npz"), os.path.join(folder, "spine.npz")
+        tz = load_npz(tpath, {"w": (1, "f"), "allowed": (3, "b")}, "trace classifier")
+        sz = load_npz(spath, {"w": (1, "f"), "cand_off": (1, "iu"), "cand_lab": (1, "iu")}, "spine classifier")
+        check_crc32(doc, jpath, _pruners_crc(tz, sz, doc), "the trace.npz and spine.npz beside it")
+        with model_errors(jpath, "pruner models"):
+            tags = Vocabulary(unk=doc["tags_unk"])
+            for t in doc["tags"]:
+                tags.add(t)
+            tags.freeze()
+            trace_labels = Vocabulary(doc["trace_labels"]).freeze()
+            spine_labels = Vocabulary(doc["spine_labels"]).freeze()
+            _check_bits(doc, jpath, ("trace_bits", "spine_bits"))
+            check_array(tz, tpath, "allowed", shape=(len(tags), len(tags), len(trace_labels)))
+            check_array(tz, tpath, "w", shape=(1 << doc["trace_bits"],))
+            check_array(sz, spath, "w", shape=(1 << doc["spine_bits"],))
+            check_offsets(sz["cand_off"], spath, "cand_off", sz["cand_lab"].shape[0])
+            check_array(sz, spath, "cand_off", shape=(len(tags) + 1,))
+            check_index_range(sz["cand_lab"], spath, "cand_lab", 0, len(spine_labels))
+            trace = TraceClassifier(trace_labels, tz["allowed"], doc["trace_bits"])
+            spine = SpineClassifier(spine_labels, sz["cand_off"].astype(np.int64), sz["cand_lab"].astype(np.int64),
                                     doc["spine_bits"])
-            spine_w = z["w"].astype(np.float64)
+            cfg = PrunerConfig(**{k: v for k, v in check_keys(doc["config"], jpath, (), "config").items()
+                                  if k in PrunerConfig.__dataclass_fields__})
+            thresholds = Thresholds(**check_keys(doc["thresholds"], jpath, {f: float for f in
+                                                                           Thresholds.__dataclass_fields__},
+                                                 "thresholds"))
+            normaliser = WordNormaliser.from_json(doc["normaliser"])
         arc = ArcPass(DepModel.load(os.path.join(folder, "arc")))
-        cfg = PrunerConfig(**{k: v for k, v in doc["config"].items() if k in PrunerConfig.__dataclass_fields__})
-        return cls(WordNormaliser.from_json(doc["normaliser"]), tags, trace, trace_w, spine, spine_w, arc,
-                   Thresholds(**doc["thresholds"]), cfg, doc.get("curves", []))
+        return cls(normaliser, tags, trace, tz["w"].astype(np.float64), spine, sz["w"].astype(np.float64), arc,
+                   thresholds, cfg, doc.get("curves", []))
+
+
+#: what :meth:`Pruners.load` requires of ``pruners.json`` (key -> JSON type)
+PRUNERS_JSON_KEYS = {"format": str, "config": dict, "thresholds": dict, "normaliser": dict, "tags": list,
+                     "tags_unk": (str, type(None)), "trace_labels": list, "trace_bits": int, "spine_labels": list,
+                     "spine_bits": int}
+
+
+#: the fields of ``pruners.json`` its CRC covers (with trace.npz and spine.npz); curves are free
+PRUNERS_CRC_KEYS = ("format", "format_version", "config", "thresholds", "normaliser", "tags", "tags_unk",
+                    "trace_labels", "trace_bits", "spine_labels", "spine_bits")
+
+
+def _pruners_crc(trace: dict, spine: dict, doc: dict) -> int:
+    return content_crc32({**{f"trace.{k}": v for k, v in trace.items()}, **{f"spine.{k}": v for k, v in spine.items()}},
+                         doc, PRUNERS_CRC_KEYS)
+
+
+def _check_bits(doc, path, keys) -> None:
+    for key in keys:
+        if not 1 <= doc[key] <= 40:
+            raise ModelFileError(f"{key} = {doc[key]} is out of range", source=os.fspath(path))
 
 
 def _softmax(S):
@@ -224,34 +281,103 @@ def _log_curves(folder, curves) -> None:
     atomic_text(os.path.join(folder, "curves.csv"), buf.getvalue())
 
 
+CHECKPOINT_FORMAT = "plgraph-pruners-checkpoint"
+
+
 def _classifier_loop(name, clf, lrn, n_items, grad_fn, eval_fn, epochs, batch, seed, folder, curves, log, progress,
                      first_epoch=1):
+    """Epochs ``first_epoch..epochs`` of one classifier; after each, the checkpoint
+    ``checkpoint-<name>-<epoch>.npz`` + ``checkpoint-<name>.json`` (pointing to it, with
+    this model's curve rows, so the curves are derivable from it), then the curves."""
     for ep in range(first_epoch, epochs + 1):
         rng = np.random.default_rng([seed, ep, len(name)])
         st = run_epoch(lrn, n_items, grad_fn, batch_size=batch, rng=rng, epoch=ep, progress=progress,
                        desc=f"{name} epoch {ep}")
+        check_interrupt()
         record = {"model": name, "epoch": ep, "loss": st.loss, "train_seconds": round(st.seconds, 2)}
         record.update(eval_fn(lrn.final_weights(np.float64)))
+        check_interrupt()
         curves.append(record)
         log(" ".join(f"{k}={v}" for k, v in record.items()))
         if folder is not None:
             arrays, scalars = lrn.state()
-            _atomic_npz(os.path.join(folder, f"checkpoint-{name}.npz"), **arrays)
-            _atomic_json(os.path.join(folder, f"checkpoint-{name}.json"),
-                         {"epoch": ep, "learner": scalars, "config": lrn.config()})
+            npz = f"checkpoint-{name}-{ep}.npz"
+            _atomic_npz(os.path.join(folder, npz), **arrays)
+            doc = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_VERSION, "model": name, "epoch": ep,
+                   "npz": npz, "learner": scalars, "config": lrn.config(), "n_weights": int(lrn.w.shape[0]),
+                   "batch": batch, "seed": seed, "curves": [r for r in curves if r.get("model") == name]}
+            doc["crc32"] = content_crc32(arrays, doc, _CHECKPOINT_CRC_KEYS)
+            _atomic_json(os.path.join(folder, f"checkpoint-{name}.json"), doc)
+            for old in os.listdir(folder):
+                if old != npz and (old == f"checkpoint-{name}.npz" or (old.startswith(f"checkpoint-{name}-")
+                                                                       and old.endswith(".npz"))):
+                    os.unlink(os.path.join(folder, old))
             _log_curves(folder, curves)
 
 
-def _resume_learner(folder, name, n_weights):
-    path = os.path.join(folder, f"checkpoint-{name}.json")
-    if folder is None or not os.path.exists(path):
-        return None, 1
-    with open(path, encoding="utf-8") as handle:
-        doc = json.load(handle)
-    with np.load(os.path.join(folder, f"checkpoint-{name}.npz"), allow_pickle=False) as z:
-        arrays = {k: z[k] for k in z.files}
-    lrn = learner_from_state(doc["config"], n_weights, arrays, doc["learner"])
-    return lrn, doc["epoch"] + 1
+#: what a classifier's ``checkpoint-<name>.json`` must hold
+_CHECKPOINT_KEYS = {"epoch": int, "learner": dict, "config": dict}
+#: the fields of a classifier's checkpoint JSON its CRC covers (with its .npz)
+_CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "learner", "config", "n_weights",
+                        "batch", "seed", "curves")
+
+
+def _resume_learner(folder, name, expected, batch=None, seed=None, old_curves=()):
+    """``(learner, first_epoch, curve_rows)`` from ``folder``'s checkpoint of
+    classifier ``name`` (``(None, 1, [])`` without one).  ``expected`` is a fresh
+    learner of the current configuration: the checkpoint must match its options,
+    weight count, ``batch`` and ``seed`` (else InputError naming the stored ones).
+    Damaged files raise ModelFileError."""
+    path = os.path.join(folder, f"checkpoint-{name}.json") if folder is not None else None
+    if path is None or not os.path.exists(path):
+        return None, 1, []
+    doc = load_json(path, _CHECKPOINT_KEYS, f"{name} classifier checkpoint")
+    if "format" in doc:
+        check_format(doc, path, CHECKPOINT_FORMAT)
+    check_version(doc, path, CHECKPOINT_VERSION, "pruner checkpoint")
+    npz = doc.get("npz", f"checkpoint-{name}.npz")
+    if not isinstance(npz, str) or os.path.basename(npz) != npz:
+        raise ModelFileError(f"checkpoint names {npz!r}, not a file of the folder", source=path)
+    arrays = load_npz(os.path.join(folder, npz), None, f"{name} classifier checkpoint")
+    check_crc32(doc, path, content_crc32(arrays, doc, _CHECKPOINT_CRC_KEYS), npz)
+    stored, want = doc["config"], expected.config()
+    conflicts = [f"{k} {want[k]} (checkpoint: {stored.get(k)})" for k in want
+                 if k != "kind" and json.dumps(want[k]) != json.dumps(stored.get(k))]
+    if stored.get("kind") != want["kind"]:
+        conflicts.insert(0, f"learner {want['kind']} (checkpoint: {stored.get('kind')})")
+    for key, val in (("n_weights", int(expected.w.shape[0])), ("batch", batch), ("seed", seed)):
+        if val is not None and key in doc and doc[key] != val:
+            conflicts.append(f"{'weights (2**bits)' if key == 'n_weights' else key} {val} (checkpoint: {doc[key]})")
+    if conflicts:
+        shown = ", ".join(f"{k}={v}" for k, v in stored.items())
+        raise InputError(f"cannot resume the {name} classifier with other options: {'; '.join(conflicts)}. The "
+                         f"checkpoint (epoch {doc['epoch']}) was trained with {shown}"
+                         + (f", batch={doc['batch']}, seed={doc['seed']}" if "batch" in doc else "")
+                         + f"; resume with the same --{name}-* options or train into a new folder", path)
+    with model_errors(os.path.join(folder, npz), f"{name} classifier checkpoint"):
+        lrn = learner_from_state(stored, int(expected.w.shape[0]), arrays, doc["learner"])
+    rows = doc.get("curves")
+    if not isinstance(rows, list):      # checkpoints written before the curves went into them
+        rows = [r for r in old_curves if isinstance(r, dict) and r.get("model") == name]
+    rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("epoch"), int) and r["epoch"] <= doc["epoch"]]
+    return lrn, doc["epoch"] + 1, rows
+
+
+def _arc_row(rec) -> dict:
+    """A training-curve row of the arc pass from a dependency-training epoch record."""
+    row = {"model": "arc", "epoch": rec["epoch"], "loss": rec["loss"], "train_seconds": rec["train_seconds"]}
+    row.update({k: v for k, v in rec.items() if k.startswith("dev_")})
+    return row
+
+
+def _resumed_arc_rows(arc_dir) -> list:
+    """The arc pass's curve rows of the epochs in its checkpoint (its history)."""
+    path = os.path.join(arc_dir, "checkpoint.json")
+    if not os.path.exists(path):
+        return []
+    doc = load_json(path, {"history": list}, "arc pass checkpoint")
+    with model_errors(path, "arc pass checkpoint"):
+        return [_arc_row(r) for r in doc["history"]]
 
 
 def spine_accuracy(spine: SpineClassifier, weights, enc, gold: np.ndarray) -> float:
@@ -286,32 +412,69 @@ def trace_prf(trace: TraceClassifier, weights, enc, sds: list[SentenceData]) -> 
             "dev_trace_f": round(2 * p * r / max(p + r, 1e-9), 2)}
 
 
+#: files :func:`train_pruners` writes into its folder (checked writable before training)
+PRUNERS_FILES = ("pruners.json", "trace.npz", "spine.npz", "curves.json", "curves.csv", "checkpoint-spine.json",
+                 "checkpoint-trace.json")
+
+
 def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig | None = None, *,
                   resume: bool = False, progress=None, log=None) -> Pruners:
-    """Train the three coarse models on ``train_graphs``, tune thresholds on ``dev_graphs``."""
+    """Train the three coarse models on ``train_graphs``, tune thresholds on ``dev_graphs``.
+
+    With ``model_dir``: the folder (and its ``arc`` subfolder) is checked writable before
+    any work, locked for the run (:mod:`plgraph.lock`; a second run into it fails at
+    once) and cleared of the temporaries of killed runs.  ``resume=True`` continues each
+    model from its checkpoint, whose options must match ``config`` (else InputError);
+    the training curves are rebuilt from the checkpoints.  Ctrl-C stops at the next
+    safe point (:mod:`plgraph.learn.interrupts`)."""
+    if model_dir is None:
+        with deferred_interrupts():
+            return _train_pruners(train_graphs, dev_graphs, None, config, resume, progress, log)
+    check_writable_dir(model_dir)
+    for name in PRUNERS_FILES:
+        check_writable(os.path.join(model_dir, name))
+    check_writable_dir(os.path.join(model_dir, "arc"))
+    with folder_lock(model_dir, "pruner model folder", reentrant=True), deferred_interrupts():
+        clean_stale_temporaries(model_dir)
+        return _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log)
+
+
+def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log) -> Pruners:
     from ..dep.train import train as train_dep
     from .arcpass import ARC_CONFIG, ArcPass, dep_sentence
 
     cfg = config or PrunerConfig()
     say = log or (lambda *_: None)
-    if model_dir is not None:
-        os.makedirs(model_dir, exist_ok=True)
     tr = [sentence_data(g) for g in train_graphs]
     dv = [sentence_data(g) for g in dev_graphs]
     norm = WordNormaliser.fit([w for s in tr for w in s.words])
     tags = Vocabulary([t for s in tr for t in s.tags], unk="<UNK>").freeze()
     etr, edv = encode(tr, norm, tags), encode(dv, norm, tags)
     curves: list = []
+    old_curves: list = []      # curves.json of a run whose checkpoints predate the curves in them
     if resume and model_dir is not None and os.path.exists(os.path.join(model_dir, "curves.json")):
-        with open(os.path.join(model_dir, "curves.json"), encoding="utf-8") as handle:
-            curves = [r for r in json.load(handle) if r["model"] != "arc"]
+        try:
+            with open(os.path.join(model_dir, "curves.json"), encoding="utf-8") as handle:
+                old_curves = json.load(handle)
+        except (OSError, ValueError):
+            old_curves = []
+        old_curves = old_curves if isinstance(old_curves, list) else []
     start = time.perf_counter()
+
+    def resumed(name, fresh, batch):
+        if not resume:
+            return fresh, 1
+        lrn, first, rows = _resume_learner(model_dir, name, fresh, batch, cfg.seed, old_curves)
+        curves.extend(rows)
+        if lrn is not None:
+            say(f"{name} classifier: resuming after epoch {first - 1}")
+        return lrn or fresh, first
 
     # spine classifier
     spine = SpineClassifier.build(tr, tags, cfg.spine_bits)
     gold_sp, dev_sp = spine.gold_array(tr), spine.gold_array(dv)
-    lrn, first = _resume_learner(model_dir, "spine", spine.n_weights) if resume else (None, 1)
-    lrn = lrn or make_learner("adagrad", spine.n_weights, eta=cfg.spine_eta, C=cfg.spine_C, reg=cfg.spine_reg)
+    lrn, first = resumed("spine", make_learner("adagrad", spine.n_weights, eta=cfg.spine_eta, C=cfg.spine_C,
+                                               reg=cfg.spine_reg), cfg.spine_batch)
     say(f"spine classifier: {len(spine.labels)} spines, {np.mean(np.diff(spine.cand_off)):.1f} candidates per tag")
     _classifier_loop("spine", spine, lrn, len(tr), lambda b: spine.batch_gradient(lrn, etr, gold_sp, b),
                      lambda w: {"dev_spine_acc": round(spine_accuracy(spine, w, edv, dev_sp), 2)},
@@ -321,8 +484,8 @@ def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig
     # trace classifier
     trace = TraceClassifier.build(tr, tags, cfg.trace_bits)
     gold_tr = trace.gold_arrays(tr)
-    lrn, first = _resume_learner(model_dir, "trace", trace.n_weights) if resume else (None, 1)
-    lrn = lrn or make_learner("adagrad", trace.n_weights, eta=cfg.trace_eta, C=cfg.trace_C, reg=cfg.trace_reg)
+    lrn, first = resumed("trace", make_learner("adagrad", trace.n_weights, eta=cfg.trace_eta, C=cfg.trace_C,
+                                               reg=cfg.trace_reg), cfg.trace_batch)
     say(f"trace classifier: {len(trace.labels) - 1} trace types, {int(trace.allowed.sum())} (POS pair, type) candidates")
     _classifier_loop("trace", trace, lrn, len(tr), lambda b: trace.batch_gradient(lrn, etr, gold_tr, b),
                      lambda w: trace_prf(trace, w, edv, dv), cfg.trace_epochs, cfg.trace_batch, cfg.seed, model_dir,
@@ -331,23 +494,25 @@ def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig
 
     # arc pass (plgraph.dep)
     arc_dir = os.path.join(model_dir, "arc") if model_dir is not None else None
+    resume_arc = resume and arc_dir is not None and os.path.exists(os.path.join(arc_dir, "checkpoint.json"))
+    if resume_arc:
+        curves.extend(_resumed_arc_rows(arc_dir))
 
     def on_epoch(rec):
-        row = {"model": "arc", "epoch": rec["epoch"], "loss": rec["loss"], "train_seconds": rec["train_seconds"]}
-        row.update({k: v for k, v in rec.items() if k.startswith("dev_")})
-        curves.append(row)
+        curves.append(_arc_row(rec))
         _log_curves(model_dir, curves)
 
     res = train_dep([dep_sentence(s, norm) for s in tr], [dep_sentence(s, norm) for s in dv], arc_dir, ARC_CONFIG,
                     learner="adagrad", learner_options={"eta": cfg.arc_eta, "C": cfg.arc_C, "reg": cfg.arc_reg},
                     epochs=cfg.arc_epochs, batch_size=cfg.arc_batch, threads=cfg.threads, seed=cfg.seed,
-                    resume=resume and arc_dir is not None and os.path.exists(os.path.join(arc_dir, "checkpoint.json")),
-                    progress=progress, log=say, on_epoch=on_epoch)
+                    resume=resume_arc, progress=progress, log=say, on_epoch=on_epoch)
+    check_interrupt()
     pr = Pruners(norm, tags, trace, trace_w, spine, spine_w, ArcPass(res.model),
                  Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves)
     pr.thresholds = tune_thresholds(pr, dv)
     say(f"thresholds tuned on dev: {asdict(pr.thresholds)}; trained in {time.perf_counter() - start:.0f} s")
     if model_dir is not None:
+        _log_curves(model_dir, curves)
         pr.save(model_dir)
     return pr
 
@@ -504,6 +669,18 @@ def pruning_stats(pr: Pruners, graphs, curves: bool = False) -> dict:
     return doc
 
 
+def _wait_for_writer(folder, log=None, timeout: float = 4 * 3600.0) -> None:
+    """Wait while another process trains into ``folder`` (shared notebook cache)."""
+    from ..lock import held_by
+
+    waited = 0.0
+    while held_by(folder) is not None and waited < timeout:
+        if waited == 0.0 and log:
+            log(f"waiting for process {held_by(folder)}, which trains the pruners in {folder}")
+        time.sleep(2.0)
+        waited += 2.0
+
+
 def notebook_models(quick: bool | None = None, folder=None, progress=None, log=None) -> Pruners:
     """Coarse models for the notebooks: loaded from ``folder`` if it holds a trained
     set, otherwise trained (on the whole train split, or — in quick mode, as under
@@ -525,6 +702,7 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
         folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "plgraph" / (
             f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}")
     folder = Path(folder)
+    _wait_for_writer(folder, log)
     if (folder / "pruners.json").exists():
         return Pruners.load(folder)
     train = Corpus("train", progress=progress).graphs()

@@ -265,11 +265,14 @@ def read_ptb(path, *, clean: bool = True, on_error: str = "raise", stem: str | N
     """Read a ``.mrg`` file; see :func:`read_ptb_string` for the options.
 
     Bytes that are not valid UTF-8 make the tree that holds them bad (the
-    rest of the file is still read when ``on_error="skip"``).
+    rest of the file is still read when ``on_error="skip"``).  A leading UTF-8
+    byte-order mark is dropped.
     """
     path = os.fspath(path)
     with open(path, "rb") as handle:
         data = handle.read()
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is not text of the first tree
+        data = data[3:]
     try:
         text = data.decode("utf-8")
         undecodable = False

@@ -9,7 +9,6 @@ later, the parser consume; :meth:`RuleTables.subset` gives a pruned grammar.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,6 +16,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..atomic import atomic_json, atomic_savez_compressed
+from ..errors import ModelFileError
+from ..modelfile import (check_array, check_crc32, check_format, check_index_range, check_version, content_crc32,
+                         load_json, load_npz, model_errors)
 from .generate import SPAN_CODES, generate_rules
 from .states import all_states, state_ids
 
@@ -141,21 +143,68 @@ class RuleTables:
                                                 "comb_graph", "comb_crossing", "arc_in", "arc_goal", "arc_parent",
                                                 "arc_child", "arc_xcreate", "arc_graph", "arc_crossing")}
         atomic_savez_compressed(path, **arrays)
-        doc = {"format": "plgraph-rules-1", "comb_text": self.comb_text, "arc_text": self.arc_text,
-               "meta": meta or {}}
+        doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "comb_text": self.comb_text,
+               "arc_text": self.arc_text, "meta": meta or {}}
+        doc["crc32"] = content_crc32(arrays, doc, TABLE_CRC_KEYS)
         atomic_json(path + ".json", doc, indent=None)
 
     @classmethod
     def load(cls, path) -> "RuleTables":
+        """Load tables written by :meth:`save`.  Raises
+        :class:`~plgraph.errors.ModelFileError` naming the file for a missing, damaged,
+        mis-shaped or other-version ``path`` / ``path.json`` (files without
+        ``format_version`` are version 1), or arrays whose item keys, references or
+        lengths are out of range."""
         path = os.fspath(path)
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        with open(path + ".json", encoding="utf-8") as handle:
-            doc = json.load(handle)
-        return cls(arrays["comb_n"], arrays["comb_keys"], arrays["comb_refs"], arrays["comb_goal"],
-                   arrays["comb_template"], arrays["comb_graph"], arrays["comb_crossing"], doc["comb_text"],
-                   arrays["arc_in"], arrays["arc_goal"], arrays["arc_parent"], arrays["arc_child"],
-                   arrays["arc_xcreate"], arrays["arc_graph"], arrays["arc_crossing"], doc["arc_text"])
+        arrays = load_npz(path, TABLE_ARRAYS, "rule tables")
+        jpath = path + ".json"
+        doc = load_json(jpath, {"format": str, "comb_text": list, "arc_text": list}, "rule tables header")
+        check_format(doc, jpath, FORMAT)
+        check_version(doc, jpath, FORMAT_VERSION, "rule tables")
+        check_crc32(doc, jpath, content_crc32(arrays, doc, TABLE_CRC_KEYS), os.path.basename(path))
+        counts = (arrays["comb_n"].shape[0], arrays["arc_in"].shape[0])
+        texts = (len(doc["comb_text"]), len(doc["arc_text"]))
+        if counts != texts:
+            raise ModelFileError(f"{counts[0]} combination and {counts[1]} arc rules, but {jpath} has {texts[0]} and "
+                                 f"{texts[1]} rule texts: the files do not belong together", source=path)
+        check_table_arrays(arrays, path, len(doc["comb_text"]), len(doc["arc_text"]))
+        with model_errors(path, "rule tables"):
+            return cls(arrays["comb_n"], arrays["comb_keys"], arrays["comb_refs"], arrays["comb_goal"],
+                       arrays["comb_template"], arrays["comb_graph"], arrays["comb_crossing"], doc["comb_text"],
+                       arrays["arc_in"], arrays["arc_goal"], arrays["arc_parent"], arrays["arc_child"],
+                       arrays["arc_xcreate"], arrays["arc_graph"], arrays["arc_crossing"], doc["arc_text"])
+
+
+#: the format name and version of saved tables (``path.json``; files without
+#: ``format_version`` are version 1)
+FORMAT = "plgraph-rules-1"
+FORMAT_VERSION = 1
+#: the fields of ``path.json`` its CRC covers (with the arrays); ``meta`` is free
+TABLE_CRC_KEYS = ("format", "format_version", "comb_text", "arc_text")
+#: what :meth:`RuleTables.load` requires of the ``.npz`` (name -> (ndim, dtype kinds))
+TABLE_ARRAYS = {"comb_n": (1, "iu"), "comb_keys": (2, "iu"), "comb_refs": (2, "iu"), "comb_goal": (1, "iu"),
+                "comb_template": (1, "iu"), "comb_graph": (1, "b"), "comb_crossing": (1, "b"), "arc_in": (1, "iu"),
+                "arc_goal": (1, "iu"), "arc_parent": (1, "iu"), "arc_child": (1, "iu"), "arc_xcreate": (1, "b"),
+                "arc_graph": (1, "b"), "arc_crossing": (1, "b")}
+
+
+def check_table_arrays(arrays: dict, path, n_comb: int, n_arc: int) -> None:
+    """Lengths and value ranges of loaded rule arrays (the chart kernels index with them
+    unchecked); raises ModelFileError naming ``path``."""
+    for name in TABLE_ARRAYS:
+        n = n_comb if name.startswith("comb_") else n_arc
+        check_array(arrays, path, name, shape=(n, 3) if name in ("comb_keys", "comb_refs") else (n,))
+    check_index_range(arrays["comb_n"], path, "comb_n", 2, 4)
+    keys, comb_n = arrays["comb_keys"], arrays["comb_n"].astype(np.int64)
+    used = np.arange(3)[None, :] < comb_n[:, None]
+    if keys.size and (bool((keys[used] < 0).any()) or bool((keys[used] >= N_KEYS).any())
+                      or bool((keys[~used] != -1).any())):
+        raise ModelFileError("array 'comb_keys' has item keys out of range", source=os.fspath(path))
+    check_index_range(arrays["comb_refs"], path, "comb_refs", 0, len(REF_CODES))
+    for name in ("comb_goal", "arc_in", "arc_goal"):
+        check_index_range(arrays[name], path, name, 0, N_KEYS)
+    for name in ("arc_parent", "arc_child"):
+        check_index_range(arrays[name], path, name, 0, len(POINT))
 
 
 @lru_cache(maxsize=None)
