@@ -203,7 +203,16 @@ def check_writable_dir(folder) -> None:
     folder = os.fspath(folder)
     if os.path.exists(folder) and not os.path.isdir(folder):
         raise OutputError(f"cannot write into {folder}: it is not a directory")
-    check_writable(os.path.join(folder, ".plgraph-write-check"))
+    ancestor = os.path.dirname(os.path.abspath(folder))
+    while not os.path.exists(ancestor) and os.path.dirname(ancestor) != ancestor:
+        ancestor = os.path.dirname(ancestor)
+    if not os.path.isdir(ancestor):
+        raise OutputError(f"cannot write into {folder}: {ancestor} is not a directory")
+    try:
+        check_writable(os.path.join(folder, ".plgraph-write-check"))
+    except OutputError as err:
+        reason = str(err).rsplit(": ", 1)[-1]
+        raise OutputError(f"cannot write into {folder}: {reason}") from None
 
 
 def _pid_alive(pid: int) -> bool:

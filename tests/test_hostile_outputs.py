@@ -145,6 +145,10 @@ def test_check_writable(tmp_path):
         check_writable(tmp_path / "f" / "out.json")
     with pytest.raises(OutputError, match="is not a directory"):
         check_writable_dir(tmp_path / "f")
+    # a model folder under a file: the message names the user's folder and the file, not a probe name
+    with pytest.raises(OutputError) as err:
+        check_writable_dir(tmp_path / "f" / "m")
+    assert str(err.value) == f"cannot write into {tmp_path / 'f' / 'm'}: {tmp_path / 'f'} is not a directory"
     check_writable_dir(tmp_path / "model")
 
 
