@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser figures bench check-full notebooks lab clean
+.PHONY: help install demo test test-browser figures bench check-full check-evalb notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -37,9 +37,13 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_rules.py
 	$(PY) bench/bench_viz.py
 	$(PY) bench/bench_pruners.py
+	$(PY) bench/bench_eval.py
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)
 	MPLBACKEND=Agg $(PY) -m pytest tests -m slow -q
+
+check-evalb: $(STAMP) ## plgraph's evalb against the C EVALB on ~30,000 fuzzed pairs (compiled into a temporary folder)
+	PLGRAPH_EVALB_EXAMPLES=300 $(PY) -m pytest tests/test_eval_evalb.py -q -p no:cacheprovider
 
 notebooks: $(STAMP) ## run every notebook in full mode (outputs are not saved)
 	$(PY) -m pytest --nbmake notebooks --nbmake-timeout=7200 -q

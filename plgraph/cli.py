@@ -152,6 +152,7 @@ COMMAND_MODULES: list[str] = [
     "plgraph.pruners.cli",
     "plgraph.lm.cli",
     "plgraph.dep.cli",
+    "plgraph.eval.cli",
 ]
 
 

@@ -96,6 +96,15 @@ CORPORA = {
         "it ships with the project's shared/ folder (shared/design/reference-shp); "
         "set PLGRAPH_DATA to the shared/data folder beside it",
     ),
+    # external oracle: the C EVALB source (Sekine & Collins), compiled by the tests into a temporary folder
+    "reference-evalb": CorpusSpec(
+        "reference-evalb",
+        "../design/reference-evalb",
+        None,
+        "evalb.c",
+        "it ships with the project's shared/ folder (shared/design/reference-evalb, from "
+        "nikitakit/self-attentive-parser EVALB/); set PLGRAPH_DATA to the shared/data folder beside it",
+    ),
 }
 
 SAMPLE_SPLITS = {"train": (1, 139), "dev": (140, 169), "test": (170, 199)}

@@ -25,6 +25,9 @@ _WORD_TO_POS = {
     "{": "-LRB-", "}": "-RRB-",
     "Wa": "NNP",
 }
+#: public names of the cleaning tables (the Johnson scorer applies the same cleaning)
+WORD_TO_WORD = _WORD_TO_WORD
+WORD_TO_POS = _WORD_TO_POS
 _DIGITS = "0123456789"
 
 
