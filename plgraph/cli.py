@@ -214,13 +214,13 @@ def _tolerant_streams() -> None:
 
 
 def main(argv=None) -> int:
-    _tolerant_streams()
     try:
+        _tolerant_streams()
         parser = build_parser()      # imports every command module: Ctrl-C may land here
+        args = parser.parse_args(argv)
     except KeyboardInterrupt:
         print("plgraph: interrupted", file=sys.stderr)
         return 130
-    args = parser.parse_args(argv)
     try:
         return args.func(args)
     except PlgraphError as err:

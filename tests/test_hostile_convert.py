@@ -220,6 +220,17 @@ def test_partly_bad_input_still_writes_the_good_sentences(tmp_path, capsys):
     assert "skipped 1 sentence(s)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("comment", ["# plgraph-orphan a b c d", "# plgraph-orphan 1", "# plgraph-orphan x VP_0 F -"])
+def test_malformed_orphan_comment_names_the_line_and_is_a_counted_skip(tmp_path, comment):
+    f = tmp_path / "orphan.shp"
+    f.write_text(f"# SentID o.0\n{comment}\n1 w1 NN NP 0 ROOT_0\n\n" + GOOD_SHP)
+    with pytest.raises(SHPFormatError) as err:
+        read_shp(f)
+    assert str(f) in str(err.value) and ":2" in str(err.value) and "plgraph-orphan" in str(err.value)
+    got = read_shp(f, on_error="skip")
+    assert [type(x).__name__ for x in got][0] == "BadSentence" and isinstance(got[1], Graph)
+
+
 def test_ptb_file_starting_with_a_byte_order_mark_reads_its_first_tree(tmp_path):
     f = tmp_path / "bom.mrg"
     f.write_bytes(b"\xef\xbb\xbf" + GOOD_TREE.encode() + b"\n" + GOOD_TREE.encode() + b"\n")
