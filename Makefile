@@ -48,8 +48,8 @@ check-evalb: $(STAMP) ## plgraph's evalb against the C EVALB on ~30,000 fuzzed p
 notebooks: $(STAMP) ## run every notebook in full mode (outputs are not saved)
 	$(PY) -m pytest --nbmake notebooks --nbmake-timeout=7200 -q
 
-lab: $(STAMP) ## start JupyterLab on 127.0.0.1
-	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --no-browser
+lab: $(STAMP) ## start JupyterLab on 127.0.0.1 (adds --allow-root when run as root)
+	$(VENV)/bin/jupyter lab --ip=127.0.0.1 --no-browser $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean: ## remove build products, test caches and numba's compiled kernels
 	rm -rf build *.egg-info .pytest_cache .hypothesis
@@ -57,7 +57,7 @@ clean: ## remove build products, test caches and numba's compiled kernels
 	find . -path ./$(VENV) -prune -o \( -name '*.nbi' -o -name '*.nbc' \) -type f -exec rm -f {} +
 
 .PHONY: bench-lm tune-plre
-bench-lm: $(STAMP) ## language models vs KenLM (builds KenLM from the PyPI sdist under ~/.cache/plgraph/kenlm)
+bench-lm: $(STAMP) ## language models vs KenLM (builds KenLM from the PyPI sdist under $PLGRAPH_CACHE/kenlm, default ~/.cache/plgraph/kenlm)
 	$(PY) bench/bench_lm.py --build-kenlm
 
 tune-plre: $(STAMP) ## re-tune PLRE's defaults on validation data (appends to bench/tune_plre.csv)

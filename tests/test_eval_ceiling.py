@@ -5,7 +5,8 @@ code under test: overt brackets are kept in the spines (so evalb is 100), nulls 
 with their host (so the null-only Johnson score is 100), and the one sentence of the dev
 split that loses Johnson items is wsj_0163.3, whose gold label ``NP-SBJ=1-3`` puts the
 gapping index first; graph_to_tree writes ``NP-SBJ-2=1``, and the reference script's
-label cutting (at the first ``-``) makes ``=1`` part of the antecedent label.
+label cutting depends on that order (gold: type ``*_NP=1_NP``, gap label ``NP``; output:
+``*_NP_NP`` and ``NP-2``).
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ def test_the_only_johnson_loss_on_dev_is_the_label_order_of_wsj_0163_3(dev):
     assert (row.matched, row.gold, row.test) == (2, 4, 4)
     assert "NP-SBJ=1-3" in dev[[s.id for s in dev].index("wsj_0163.3")].tree.to_string()
     assert "NP-SBJ-2=1" in test[[s.id for s in dev].index("wsj_0163.3")].to_string()
+    assert "('*_NP=1_NP', 12, (7, 12))" in row.gold_items and "('*_NP_NP', 12, (7, 12))" in row.test_items
 
 
 def test_gold_null_positions_keep_every_spine(dev, dev_ceiling):
