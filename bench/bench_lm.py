@@ -6,7 +6,8 @@ KenLM (``lmplz``/``query``/``build_binary``) is a benchmark peer only, never a d
 and never part of this repository: with ``--build-kenlm`` this script downloads the PyPI
 ``kenlm`` source distribution with pip (``pip download --no-deps --no-binary :all:
 kenlm==0.3.0``), builds it with CMake against Debian's Boost under
-``~/.cache/plgraph/kenlm`` (or ``--kenlm-cache``), and reuses that build afterwards.  The
+``$PLGRAPH_CACHE/kenlm`` (default ``~/.cache/plgraph/kenlm``; or ``--kenlm-cache``), and
+reuses that build afterwards.  The
 Debian packages it needs are ``libboost-program-options-dev libboost-system-dev
 libboost-thread-dev libboost-test-dev`` (plus ``cmake g++ zlib1g-dev libbz2-dev
 liblzma-dev``); ``--install-deps`` runs ``apt-get install`` for the missing ones.
@@ -33,6 +34,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from plgraph.cache import cache_dir  # noqa: E402
 
 KENLM_VERSION = "0.3.0"
 APT_PACKAGES = ["libboost-program-options-dev", "libboost-system-dev", "libboost-thread-dev",
@@ -264,7 +267,7 @@ def main(argv=None) -> int:
     ap.add_argument("--build-kenlm", action="store_true", help="build KenLM from the PyPI sdist if not cached")
     ap.add_argument("--install-deps", action="store_true", help="apt-get install missing Debian packages")
     ap.add_argument("--kenlm", type=Path, help="folder with lmplz, query, build_binary")
-    ap.add_argument("--kenlm-cache", type=Path, default=Path.home() / ".cache" / "plgraph" / "kenlm")
+    ap.add_argument("--kenlm-cache", type=Path, default=cache_dir("kenlm"))
     ap.add_argument("--corpora", nargs="+", default=["ptb", "brown"])
     ap.add_argument("--orders", nargs="+", type=int, default=[2, 3, 4, 5])
     ap.add_argument("--plre-order", type=int, default=3)

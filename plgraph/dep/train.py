@@ -48,6 +48,7 @@ from ..atomic import check_writable, check_writable_dir, clean_stale_temporaries
 from ..errors import InputError, ModelFileError
 from ..learn import SparseGradient, learner_from_state, make_learner, run_epoch
 from ..learn.interrupts import check_interrupt, deferred_interrupts
+from ..learn.online import WARMUP_BATCH
 from ..lock import folder_lock
 from ..modelfile import check_crc32, check_format, check_version, content_crc32, load_json, load_npz, model_errors
 from ..learn.features import FeatureTable
@@ -321,7 +322,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
           learner: str | None = None, learner_options: dict | None = None, epochs: int = DEFAULT_EPOCHS,
           batch_size: int | None = None, threads: int | None = None, seed: int | None = None, loss: str = "hamming",
           prune_tolerance: float | None = DEFAULT_PRUNE_TOLERANCE, resume: bool = False, progress: bool | None = None,
-          log=None, on_epoch=None) -> TrainResult:
+          log=None, on_epoch=None, name: str = "dependency parser") -> TrainResult:
     """Train a parser.
 
     Parameters
@@ -359,6 +360,11 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         Called with one line of text per event (default: silent).
     on_epoch : callable, optional
         Called with each epoch's record (a dict), e.g. to plot live.
+    name : str
+        What the progress bars call the model ("<name> epoch 2/4"; the graph parser's
+        arc pass passes "arc pass").  The kernels are compiled on one sentence before
+        epoch 1 is timed (:func:`plgraph.learn.online.warm_up`), so ``train_seconds``
+        never counts numba's compiler.
 
     Ctrl-C (SIGINT) is deferred to the next safe point (between batches or stages,
     :mod:`plgraph.learn.interrupts`) and raises ``KeyboardInterrupt`` there; the files
@@ -373,12 +379,12 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
     if model_dir is None:
         with deferred_interrupts():
             return _train(train_sents, dev_sents, None, config, learner, learner_options, epochs, batch_size,
-                          threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch)
+                          threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name)
     _prepare_folder(model_dir)
     with folder_lock(model_dir, reentrant=True), deferred_interrupts():
         clean_stale_temporaries(model_dir)
         return _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size,
-                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch)
+                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name)
 
 
 def _resume_state(model_dir, train_sents, config, learner, learner_options, batch_size, seed, say):
@@ -403,7 +409,7 @@ def _resume_state(model_dir, train_sents, config, learner, learner_options, batc
 
 
 def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size, threads,
-           seed, loss, prune_tolerance, resume, progress, log, on_epoch) -> TrainResult:
+           seed, loss, prune_tolerance, resume, progress, log, on_epoch, name="dependency parser") -> TrainResult:
     say = log or (lambda *_: None)
     start = time.perf_counter()
     old_threads = _set_threads(threads)
@@ -447,7 +453,8 @@ def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, 
             decoder.errors, decoder.words = 0.0, 0
             rng = np.random.default_rng([seed, ep])
             stats = run_epoch(lrn, len(enc), decoder, batch_size=batch_size, rng=rng, epoch=ep, progress=progress,
-                              desc=f"epoch {ep}")
+                              name=name, desc=f"{name} epoch {ep}/{epochs}",
+                              warmup=lambda scratch: _BatchDecoder(model, enc, scratch, loss)(WARMUP_BATCH))
             check_interrupt()
             t_eval = time.perf_counter()
             weights = lrn.final_weights(np.float32)

@@ -5,6 +5,13 @@ mini-batches and, for each, asks a ``batch_gradient(batch) -> SparseGradient``
 callable (the model's loss-augmented decode of every item in the batch, possibly in
 parallel, summed) and hands the result to the learner.  The dependency parser, the
 graph parser's arc pass and the trace and spine classifiers all plug in here.
+
+Numba compiles a kernel at its first call.  So that this does not happen inside the
+first batch (a bar stuck at 0 for minutes, and epoch 1's time counting the compiler),
+a model passes ``warmup``: a decode of its first item with a scratch copy of the
+learner, run once per process before the timer and the bar (:func:`warm_up`).  Bars
+name the model (``name`` / ``desc``) and leave one summary line per pass
+(:mod:`plgraph.progress`).
 """
 from __future__ import annotations
 
@@ -22,7 +29,8 @@ from .learners import Learner, SparseGradient, make_learner
 
 @dataclass
 class EpochStats:
-    """What one pass over the data did."""
+    """What one pass over the data did.  ``seconds`` is the training time of the pass
+    only; ``compile_seconds`` the warm-up (numba compilation) run before it, if any."""
 
     epoch: int
     items: int
@@ -31,10 +39,12 @@ class EpochStats:
     seconds: float
     updates: int = 0
     extra: dict = field(default_factory=dict)
+    compile_seconds: float = 0.0
 
     def as_dict(self) -> dict:
         d = {"epoch": self.epoch, "items": self.items, "batches": self.batches, "loss": self.loss,
-             "seconds": round(self.seconds, 3), "updates": self.updates}
+             "seconds": round(self.seconds, 3), "updates": self.updates,
+             "compile_seconds": round(self.compile_seconds, 3)}
         d.update(self.extra)
         return d
 
@@ -45,28 +55,74 @@ def batches(n_items: int, batch_size: int, rng: np.random.Generator | None = Non
     return [order[i:i + batch_size].astype(np.int64) for i in range(0, n_items, max(1, int(batch_size)))]
 
 
+#: the batch a warm-up decodes: the first item alone
+WARMUP_BATCH = np.zeros(1, np.int64)
+
+
+def warm_up(learner: Learner, warmup: Callable[[Learner], SparseGradient], name: str,
+            progress: bool | None = None) -> float:
+    """Compile a model's kernels and ``learner``'s before anything is timed; seconds spent.
+
+    ``warmup(scratch)`` decodes a tiny input (e.g. :data:`WARMUP_BATCH`, the first item)
+    with ``scratch`` -- a deep copy of ``learner``, so the real learner and its lazy
+    AdaGrad state are never touched -- and returns the gradient, which is then applied
+    to ``scratch`` (compiling the learner's update kernels too).  It runs once per
+    process for each warm-up function (its code) and learner class
+    (:func:`plgraph.progress.warm_up`, which announces it as "<name>: compiling numba
+    kernels…" when bars are shown); afterwards this returns 0.0 at once."""
+    import copy
+
+    from .. import progress as P
+
+    key = ("run_epoch", getattr(warmup, "__code__", type(warmup)), type(learner))
+    if P.is_warm(key):
+        return 0.0
+
+    def run():
+        scratch = copy.deepcopy(learner)
+        grad = warmup(scratch)
+        if grad is not None:
+            scratch.step(grad)
+            scratch.final_weights()
+
+    return P.warm_up(key, run, name, progress)
+
+
 def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarray], SparseGradient], *,
               batch_size: int = 1, rng: np.random.Generator | None = None, epoch: int = 0,
-              progress: bool | None = None, desc: str = "train") -> EpochStats:
+              progress: bool | None = None, desc: str | None = None, name: str = "train",
+              warmup: Callable[[Learner], SparseGradient] | None = None) -> EpochStats:
     """One pass: for each batch, ``learner.step(batch_gradient(batch))``.
 
-    ``progress`` shows a tqdm bar (``None``: only on an interactive terminal/notebook).
+    ``progress`` shows a tqdm bar (``None``: only on an interactive terminal; notebooks
+    pass ``True``) named ``desc`` (default: "<name> epoch <epoch>"; ``name`` says which
+    model/learner trains), replaced when the pass ends by one summary line (items,
+    batches, loss, seconds).  ``warmup`` (see :func:`warm_up`) compiles the model's
+    numba kernels on a tiny input first, outside the timer and before the bar starts:
+    ``seconds`` is training time only, the compilation goes to ``compile_seconds``.
     Between batches it is a safe point for Ctrl-C (see :mod:`plgraph.learn.interrupts`).
     """
-    from tqdm.auto import tqdm
+    from .. import progress as P
 
+    desc = desc or (f"{name} epoch {epoch}" if epoch else name)
+    compile_seconds = 0.0
+    if warmup is not None and n_items > 0:
+        compile_seconds = warm_up(learner, warmup, name if name != "train" else desc, progress)
     start = time.perf_counter()
     parts = batches(n_items, batch_size, rng)
     loss = 0.0
     before = learner.updates
-    with tqdm(total=n_items, desc=desc, unit="item", disable=progress is False, leave=False) as bar:
+    with P.bar(n_items, desc, progress) as bar:
         for b in parts:
             check_interrupt()
             grad = batch_gradient(b)
             loss += float(grad.loss)
             learner.step(grad)
             bar.update(len(b))
-    return EpochStats(epoch, n_items, len(parts), loss, time.perf_counter() - start, learner.updates - before)
+    seconds = time.perf_counter() - start
+    P.say(f"{desc}: {n_items} items in {len(parts)} batches, loss {loss:g}, {seconds:.1f} s", progress)
+    return EpochStats(epoch, n_items, len(parts), loss, seconds, learner.updates - before,
+                      compile_seconds=compile_seconds)
 
 
 class MulticlassModel:
@@ -127,5 +183,7 @@ class MulticlassModel:
         n = len(y)
         for ep in range(1, epochs + 1):
             stats.append(run_epoch(lrn, n, lambda b: self.batch_gradient(lrn, x_off, x_fid, y, b),
-                                   batch_size=batch_size, rng=rng, epoch=ep, progress=progress))
+                                   batch_size=batch_size, rng=rng, epoch=ep, progress=progress,
+                                   name="multiclass model", warmup=lambda scratch: self.batch_gradient(
+                                       scratch, x_off, x_fid, y, WARMUP_BATCH)))
         return lrn, stats

@@ -7,7 +7,8 @@
 ``ru-taiga``  Russian text from UD Russian-Taiga r2.7 (``lm/ru_taiga_ud27``).
 
 Data is never copied into the repository: the derived Brown files go to
-``$PLGRAPH_CACHE/lm/brown-protocol`` (default ``~/.cache/plgraph``).
+``lm/brown-protocol`` in plgraph's cache folder (:func:`plgraph.cache.cache_dir`:
+``$PLGRAPH_CACHE``, else ``$XDG_CACHE_HOME/plgraph``, else ``~/.cache/plgraph``).
 
 Each corpus has a default ``min_count`` for the vocabulary: the seed replaces
 training singletons by ``<unk>`` ("In all cases, the singletons were replaced
@@ -18,7 +19,6 @@ both keep every training word (as KenLM sees them).
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ from pathlib import Path
 from ..data import CORPORA as DATA_CORPORA, find_corpus
 from ..errors import InputError
 from ..atomic import atomic_text
+from ..cache import cache_dir
 
 SPLIT_NAMES = ("train", "valid", "test")
 
@@ -56,11 +57,6 @@ class LMCorpus:
 
 
 LM_CORPORA = ("ptb", "brown", "ru-taiga")
-
-
-def cache_dir() -> Path:
-    """Where derived data goes: ``$PLGRAPH_CACHE`` or ``~/.cache/plgraph``."""
-    return Path(os.environ.get("PLGRAPH_CACHE") or Path.home() / ".cache" / "plgraph")
 
 
 def lm_corpus(name: str, path=None) -> LMCorpus:
@@ -138,7 +134,7 @@ def brown_protocol(out_dir=None, brown_dir=None, check: bool = True) -> dict[str
     different copy of the Brown corpus) raises :class:`~plgraph.errors.InputError`
     unless ``check=False``.
     """
-    out = Path(out_dir) if out_dir is not None else cache_dir() / "lm" / "brown-protocol"
+    out = Path(out_dir) if out_dir is not None else cache_dir("lm", "brown-protocol")
     paths = {name: out / f"{name}.txt" for name in SPLIT_NAMES}
     if not all(p.exists() and _md5(p) == BROWN_MD5[n] for n, p in paths.items()):
         source = find_corpus("brown", brown_dir)

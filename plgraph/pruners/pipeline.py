@@ -36,6 +36,7 @@ from ..lock import folder_lock
 from ..modelfile import (check_array, check_crc32, check_format, check_index_range, check_keys, check_offsets,
                          check_version, content_crc32, load_json, load_npz, model_errors)
 from ..learn import learner_from_state, make_learner, run_epoch
+from ..learn.online import WARMUP_BATCH
 from .classifiers import SpineClassifier, TraceClassifier, encode
 from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data
 
@@ -285,14 +286,16 @@ CHECKPOINT_FORMAT = "plgraph-pruners-checkpoint"
 
 
 def _classifier_loop(name, clf, lrn, n_items, grad_fn, eval_fn, epochs, batch, seed, folder, curves, log, progress,
-                     first_epoch=1):
+                     first_epoch=1, warmup=None):
     """Epochs ``first_epoch..epochs`` of one classifier; after each, the checkpoint
     ``checkpoint-<name>-<epoch>.npz`` + ``checkpoint-<name>.json`` (pointing to it, with
-    this model's curve rows, so the curves are derivable from it), then the curves."""
+    this model's curve rows, so the curves are derivable from it), then the curves.
+    ``warmup(scratch_learner)`` compiles the kernels before epoch 1 is timed
+    (:func:`plgraph.learn.online.warm_up`)."""
     for ep in range(first_epoch, epochs + 1):
         rng = np.random.default_rng([seed, ep, len(name)])
         st = run_epoch(lrn, n_items, grad_fn, batch_size=batch, rng=rng, epoch=ep, progress=progress,
-                       desc=f"{name} epoch {ep}")
+                       name=f"{name} classifier", desc=f"{name} classifier epoch {ep}/{epochs}", warmup=warmup)
         check_interrupt()
         record = {"model": name, "epoch": ep, "loss": st.loss, "train_seconds": round(st.seconds, 2)}
         record.update(eval_fn(lrn.final_weights(np.float64)))
@@ -478,7 +481,8 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     say(f"spine classifier: {len(spine.labels)} spines, {np.mean(np.diff(spine.cand_off)):.1f} candidates per tag")
     _classifier_loop("spine", spine, lrn, len(tr), lambda b: spine.batch_gradient(lrn, etr, gold_sp, b),
                      lambda w: {"dev_spine_acc": round(spine_accuracy(spine, w, edv, dev_sp), 2)},
-                     cfg.spine_epochs, cfg.spine_batch, cfg.seed, model_dir, curves, say, progress, first)
+                     cfg.spine_epochs, cfg.spine_batch, cfg.seed, model_dir, curves, say, progress, first,
+                     warmup=lambda scratch: spine.batch_gradient(scratch, etr, gold_sp, WARMUP_BATCH))
     spine_w = lrn.final_weights(np.float64)
 
     # trace classifier
@@ -489,7 +493,8 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     say(f"trace classifier: {len(trace.labels) - 1} trace types, {int(trace.allowed.sum())} (POS pair, type) candidates")
     _classifier_loop("trace", trace, lrn, len(tr), lambda b: trace.batch_gradient(lrn, etr, gold_tr, b),
                      lambda w: trace_prf(trace, w, edv, dv), cfg.trace_epochs, cfg.trace_batch, cfg.seed, model_dir,
-                     curves, say, progress, first)
+                     curves, say, progress, first,
+                     warmup=lambda scratch: trace.batch_gradient(scratch, etr, gold_tr, WARMUP_BATCH))
     trace_w = lrn.final_weights(np.float64)
 
     # arc pass (plgraph.dep)
@@ -505,7 +510,7 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     res = train_dep([dep_sentence(s, norm) for s in tr], [dep_sentence(s, norm) for s in dv], arc_dir, ARC_CONFIG,
                     learner="adagrad", learner_options={"eta": cfg.arc_eta, "C": cfg.arc_C, "reg": cfg.arc_reg},
                     epochs=cfg.arc_epochs, batch_size=cfg.arc_batch, threads=cfg.threads, seed=cfg.seed,
-                    resume=resume_arc, progress=progress, log=say, on_epoch=on_epoch)
+                    resume=resume_arc, progress=progress, log=say, on_epoch=on_epoch, name="arc pass")
     check_interrupt()
     pr = Pruners(norm, tags, trace, trace_w, spine, spine_w, ArcPass(res.model),
                  Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves)
@@ -685,11 +690,16 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
     """Coarse models for the notebooks: loaded from ``folder`` if it holds a trained
     set, otherwise trained (on the whole train split, or — in quick mode, as under
     ``make test`` — on its first 300 sentences with two epochs per model) and saved
-    there.  The default folder is a cache keyed by the training code, so notebooks
-    share one trained set and a code change retrains."""
+    there.  The default folder is ``pruners-quick-<code>`` / ``pruners-full-<code>`` in
+    plgraph's cache (:func:`plgraph.cache.cache_dir`: ``$PLGRAPH_CACHE``, else
+    ``$XDG_CACHE_HOME/plgraph``, else ``~/.cache/plgraph``), ``<code>`` a digest of the
+    training code, so notebooks share one trained set and a code change retrains.
+    Training takes 30-60 s in quick mode and ~6.5 minutes in full (2 cores; a fresh clone
+    compiles the numba kernels once on top)."""
     import hashlib
     from pathlib import Path
 
+    from ..cache import cache_dir
     from ..config import quick_mode
     from ..corpora import Corpus
 
@@ -699,8 +709,7 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
         digest = hashlib.sha1()
         for path in sorted([*here.glob("*.py"), *(here.parent / "dep").glob("*.py"), *(here.parent / "learn").glob("*.py")]):
             digest.update(path.read_bytes())
-        folder = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "plgraph" / (
-            f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}")
+        folder = cache_dir(f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}")
     folder = Path(folder)
     _wait_for_writer(folder, log)
     if (folder / "pruners.json").exists():

@@ -1,0 +1,62 @@
+"""The one folder where plgraph keeps what it derives or trains for reuse.
+
+Contract
+--------
+:func:`cache_root` is, in this order:
+
+1. ``$PLGRAPH_CACHE`` when it is set and not empty (``~`` is expanded; a relative
+   path is taken relative to the current directory and returned absolute);
+2. ``$XDG_CACHE_HOME/plgraph`` when ``XDG_CACHE_HOME`` is set to an absolute path
+   (the XDG base-directory rule: a relative value is ignored);
+3. ``~/.cache/plgraph``.
+
+:func:`cache_dir` ``(*parts)`` is ``cache_root() / part / ...``.  Neither creates
+anything: the code that writes there creates its folder (with the atomic writers of
+:mod:`plgraph.atomic`), so merely asking for a path has no side effect.  The variables
+are read at every call, so a test or a notebook can point them elsewhere at run time.
+
+What lives there (everything can be deleted; it is rebuilt on the next use):
+
+* ``pruners-quick-<code>/``, ``pruners-full-<code>/`` -- the coarse models the
+  notebooks share (:func:`plgraph.pruners.pipeline.notebook_models`; ``<code>`` is a
+  digest of the training code, so a code change trains a new set; old sets are not
+  removed): 30-60 s to train in quick mode (``PLGRAPH_QUICK=1``), ~6.5 min (390 s) on
+  the whole train split, on 2 cores; a quick set takes about 40 MB of disk;
+* ``lm/brown-protocol/`` -- the Brown language-model protocol files built from NLTK's
+  Brown corpus (:func:`plgraph.lm.corpora.brown_protocol`).
+
+Before this module the pruner cache followed ``XDG_CACHE_HOME`` and the LM cache
+``PLGRAPH_CACHE``; both now follow the rule above (with neither variable set, both
+were and still are under ``~/.cache/plgraph``).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: the environment variable that overrides the cache location
+ENV = "PLGRAPH_CACHE"
+
+
+def cache_root() -> Path:
+    """The cache folder (see the module docstring for the rule); not created."""
+    value = os.environ.get(ENV, "")
+    if value:
+        return Path(value).expanduser().absolute()
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "plgraph"
+    return Path.home() / ".cache" / "plgraph"
+
+
+def cache_dir(*parts: str) -> Path:
+    """``cache_root() / parts[0] / parts[1] ...`` (not created).
+
+    Each part must be a plain relative name or path inside the cache: an absolute
+    part or one with ``..`` raises ``ValueError`` (it would leave the cache)."""
+    root = cache_root()
+    for part in parts:
+        p = Path(part)
+        if p.is_absolute() or ".." in p.parts:
+            raise ValueError(f"cache path parts must stay inside the cache folder, got {part!r}")
+    return root.joinpath(*parts)

@@ -1,0 +1,71 @@
+"""Progress bars of the training loops, and numba compilation kept out of them.
+
+Contract
+--------
+* :func:`shown` ``(progress)``: whether a bar (and the lines below) is displayed for a
+  loop's ``progress`` argument -- ``True`` / ``False`` as given, ``None`` only when
+  standard error is a terminal (tqdm's own rule for its default output; in a notebook
+  pass ``progress=True``).
+* :func:`bar` ``(total, desc, progress)``: a ``tqdm.auto`` bar named ``desc`` that
+  disappears when closed; the loop then writes one summary line with :func:`say`, so
+  a finished loop leaves one line of text instead of a pile of bars.
+* :func:`say` ``(line, progress)``: one line on standard output through
+  ``tqdm.write`` (it does not tear a running terminal bar), only when :func:`shown`.
+* :func:`warm_up` ``(key, fn, label, progress)``: runs ``fn`` -- a call of a model's
+  numba kernels on a tiny input -- once per process for each ``key``, *before* a loop
+  starts its timer and its bar, announcing it with "<label>: compiling numba
+  kernels…" and the seconds it took.  Numba compiles a kernel at its first call (and
+  with ``cache=True`` loads it from disk in later processes, which is quicker but not
+  free); without the warm-up that first call happens inside the first batch, so the
+  bar sits at 0 for minutes and epoch 1's time counts the compiler.  It returns the
+  seconds spent (0.0 when ``key`` is already warm); a failing ``fn`` raises and the
+  key stays cold.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable, Hashable
+
+_WARM: set = set()
+
+
+def shown(progress: bool | None) -> bool:
+    """Is a bar displayed for this ``progress`` argument?"""
+    if progress is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        return bool(isatty and isatty())
+    return bool(progress)
+
+
+def bar(total: int, desc: str, progress: bool | None, unit: str = "item"):
+    """A ``tqdm.auto`` bar of ``total`` units named ``desc``, removed when closed."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, disable=not shown(progress), leave=False)
+
+
+def say(line: str, progress: bool | None) -> None:
+    """Write ``line`` (stdout, via ``tqdm.write``) if bars are shown for ``progress``."""
+    if shown(progress):
+        from tqdm.auto import tqdm
+
+        tqdm.write(line)
+
+
+def warm_up(key: Hashable, fn: Callable[[], object], label: str, progress: bool | None = None) -> float:
+    """Run ``fn`` once per process for ``key`` (see the module docstring); its seconds."""
+    if key in _WARM:
+        return 0.0
+    say(f"{label}: compiling kernels… (numba; cached on disk after the first run)", progress)
+    start = time.perf_counter()
+    fn()
+    seconds = time.perf_counter() - start
+    _WARM.add(key)
+    say(f"{label}: kernels ready in {seconds:.1f} s (not counted as training time)", progress)
+    return seconds
+
+
+def is_warm(key: Hashable) -> bool:
+    """Has :func:`warm_up` run for ``key`` in this process?"""
+    return key in _WARM
