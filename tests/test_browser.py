@@ -1,11 +1,16 @@
 """A real browser: Voilà serves notebooks/05_arc_explorer.ipynb on 127.0.0.1 and
-headless Chromium (Debian's, driven by Playwright; no browser download) changes
-the selected sentence and checks the drawing.  Run by ``make test-browser``
-(which installs Chromium if missing); deselected from ``make test``.
+headless Chromium (Debian's, driven by Playwright; no browser download) drives
+the first explorer's controls — next, search, zoom / fit width, the sentence
+dropdown, Save — and checks the drawing, the saved file's name and content.  It
+then writes ``figures/explorer_screenshot.png`` once every widget has rendered.
+Run by ``make test-browser`` (which installs Chromium if missing); deselected
+from ``make test``.  Save writes into a temporary folder (``PLGRAPH_FIGURES`` is
+set for the Voilà kernel), never into the repository.
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -22,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FIRST_SVG = "document.querySelector('.widget-html svg.plgraph')"
 
 
 def _free_port() -> int:
@@ -31,18 +37,19 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def voila_url(sample_dir):
+def voila(sample_dir, tmp_path_factory):
     if not os.path.exists(CHROMIUM):
         pytest.skip("Chromium not installed: `make test-browser` installs Debian's chromium")
     pytest.importorskip("playwright")
     pytest.importorskip("voila")
+    save_dir = tmp_path_factory.mktemp("explorer-saves")
     port = _free_port()
     log = open(ROOT / ".pytest_cache" / "voila.log", "w") if (ROOT / ".pytest_cache").exists() else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, "-m", "voila", str(ROOT / "notebooks" / "05_arc_explorer.ipynb"), "--no-browser",
          f"--port={port}", "--Voila.ip=127.0.0.1", "--Voila.tornado_settings={'autoreload': False}"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, MPLBACKEND="Agg"),
-        start_new_session=True)
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env=dict(os.environ, MPLBACKEND="Agg", PLGRAPH_FIGURES=str(save_dir)), start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -53,7 +60,7 @@ def voila_url(sample_dir):
             if proc.poll() is not None:
                 pytest.fail("voila exited early")
             time.sleep(0.5)
-    yield url
+    yield url, save_dir
     os.killpg(proc.pid, signal.SIGTERM)  # voila and the kernels it started
     try:
         proc.wait(timeout=20)
@@ -61,34 +68,98 @@ def voila_url(sample_dir):
         os.killpg(proc.pid, signal.SIGKILL)
 
 
-def test_explorer_in_a_real_browser(voila_url, tmp_path):
+def _shown_id(page) -> str:
+    return page.evaluate(f"{FIRST_SVG}.querySelector('title').textContent")
+
+
+def _wait_for_id(page, sid: str) -> None:
+    page.wait_for_function(f"([sid]) => {FIRST_SVG} && {FIRST_SVG}.querySelector('title').textContent === sid",
+                           arg=[sid], timeout=30_000)
+
+
+def _svg_box(page) -> dict:
+    return page.evaluate(f"""() => {{ const s = {FIRST_SVG}; const r = s.getBoundingClientRect();
+        const c = s.closest('.plgraph-canvas');
+        return {{width: r.width, height: r.height, area: c.clientWidth, scroll: c.scrollWidth,
+                 attr: s.getAttribute('width')}}; }}""")
+
+
+def test_explorer_in_a_real_browser(voila):
     from playwright.sync_api import sync_playwright
 
     import plgraph
+    from plgraph.viz import compute_layout, display_text, render_svg
 
+    url, save_dir = voila
     dev = plgraph.corpus("dev")
+    ids = [s.id for s in dev.sentences()]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1100})
-            page.goto(voila_url, timeout=120_000)
+            page.goto(url, timeout=120_000)
             page.wait_for_selector(".widget-html svg.plgraph", timeout=180_000)
-            first = page.locator(".widget-html svg.plgraph").first
-            before = first.inner_html()
-            sid0 = page.locator("select").nth(2).input_value()
-            assert first.locator("path").count() == dev[sid0].graph.n_edges
-            # choose another sentence in the first explorer's "sentence" dropdown
-            target = dev.sentences()[5].id
-            page.locator("select").nth(2).select_option(target)
-            page.wait_for_function(
-                "([old]) => document.querySelector('.widget-html svg.plgraph').innerHTML !== old",
-                arg=[before], timeout=30_000)
-            svg = page.locator(".widget-html svg.plgraph").first
+            # every widget rendered: no "Loading widget..." placeholder left
+            page.wait_for_function("() => !document.body.innerText.includes('Loading widget')", timeout=60_000)
+            explorer = page.locator(".widget-vbox").filter(has=page.locator("svg.plgraph")).first
+            text = explorer.inner_text()
+            assert "<b>" not in text and not any("<" in t for t in explorer.locator(".widget-label").all_inner_texts())
+            assert re.search(rf"\b\d+ of {len(ids)} match\b", text)
+            assert "structural" in text and "1EC violation" in text and "(gapping)" in text  # the legend
+            # the sentence dropdown shows each id with its first words
+            options = explorer.locator("select").nth(2).locator("option")
+            labels = [t.replace("\xa0", " ") for t in options.all_inner_texts()]  # ipywidgets writes nbsp
+            assert len(labels) == len(ids) and labels[0].startswith(ids[0] + " \u2014 Criminal charges")
+
+            # next: the sentence after the one shown (one path per edge, kind classes)
+            sid0 = _shown_id(page)
+            explorer.get_by_role("button", name="next").click()
+            target = ids[ids.index(sid0) + 1]
+            _wait_for_id(page, target)
+            svg = explorer.locator("svg.plgraph")
             edges = svg.locator("path")
-            assert edges.count() == dev[target].graph.n_edges  # one path per edge
+            assert edges.count() == dev[target].graph.n_edges
             classes = [edges.nth(k).get_attribute("class") for k in range(edges.count())]
             assert all(c.split()[0] == "edge" and c.split()[1] in ("structural", "trace") for c in classes)
             assert svg.locator("path.structural").count() == int((dev[target].graph.kind == 0).sum())
+            assert svg.locator("polygon.arrow").count() == edges.count()
+
+            # search: a phrase of the longest sentence finds it alone
+            longest = max(dev.sentences(), key=lambda s: len(s.graph.words))
+            phrase = " ".join(display_text(longest.graph.words).split()[3:9])
+            explorer.locator("input[type=text]").fill(phrase)
+            _wait_for_id(page, longest.id)
+            assert f"1 of {len(ids)} match" in explorer.inner_text()
+
+            # zoom: 100% is full size and scrolls sideways; fit width shrinks it into the area
+            lay = compute_layout(longest.graph)
+            explorer.locator("select").nth(3).select_option(label="100%")
+            page.wait_for_function(f"() => {FIRST_SVG}.getAttribute('width') === '{lay.width:.1f}'", timeout=30_000)
+            full = _svg_box(page)
+            assert abs(full["width"] - lay.width) < 1.5 and full["scroll"] > full["area"]
+            explorer.locator("select").nth(3).select_option(label="fit width")
+            page.wait_for_function(f"() => {FIRST_SVG}.getAttribute('width') === '100%'", timeout=30_000)
+            fit = _svg_box(page)
+            assert fit["width"] <= fit["area"] + 1 and fit["scroll"] <= fit["area"] + 1
+            assert abs(fit["height"] / fit["width"] - lay.height / lay.width) < 0.01  # aspect kept
+
+            # Save: the full id in the file name, the drawing at full size in the file
+            explorer.get_by_role("button", name="Save").click()
+            svg_file = save_dir / f"graph_{longest.id}.svg"
+            page.wait_for_function("() => document.body.innerText.includes('saved ')", timeout=60_000)
+            assert svg_file.exists() and (save_dir / f"graph_{longest.id}.png").stat().st_size > 10_000
+            saved = svg_file.read_text()
+            assert saved == render_svg(longest.graph)
+            assert f"<title>{longest.id}</title>" in saved
+            assert saved.count("<path ") == longest.graph.n_edges == svg.locator("path").count()
+
+            # the screenshot: gapping edges that violate 1EC (cyan over orange), found by search, fitted
+            explorer.locator("input[type=text]").fill("will be liquidated and shares")
+            _wait_for_id(page, "wsj_0163.3")
+            explorer.scroll_into_view_if_needed()
+            page.evaluate("() => document.querySelector('.widget-vbox').scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(300)
+            assert "Loading widget" not in page.inner_text("body")
             out = ROOT / "figures" / "explorer_screenshot.png"
             page.screenshot(path=str(out), full_page=False)
             assert out.stat().st_size > 10_000

@@ -2,30 +2,40 @@
 
 Every drawn edge is exactly one ``<path>`` whose ``class`` names its kind
 (``edge structural`` or ``edge trace``) plus any of ``crossing``, ``violation``,
-``cycle``, ``self-loop``, ``right``, ``wrong``, ``missing``; arrowheads are
-markers drawn with ``<polygon>``, so counting ``<path>`` elements counts edges.
-The output is deterministic (same input, same bytes).
+``cycle``, ``self-loop``, ``right``, ``wrong``, ``missing`` (violation and
+cycle edges keep their type colour over a band of the highlight colour, an
+SVG ``<filter>``), with a ``<title>``
+(the browser's tooltip) naming the edge; its arrowhead is one
+``<polygon class="arrow">`` with the layout's fixed-size triangle (no SVG
+markers, whose size would follow the stroke width), so counting ``<path>``
+elements counts edges.  Labels are ``<text class="label structural">`` or
+``<text class="label trace">`` (with the layout's ``font-size``) on a
+``<rect class="label-box">``.  Words are drawn as text
+(``(`` for ``-LRB-``), see :mod:`plgraph.viz.text`.  The output is
+deterministic (same input, same bytes).
 """
 from __future__ import annotations
 
 from html import escape
 
 from ..graph import Graph
-from .layout import Layout, arc_anchor_y, compute_layout
+from .layout import HALO_OPACITY, HALO_RADIUS, HIGHLIGHT_COLOURS, Layout, compute_layout
 
 _STYLE = (
     "text{font-family:DejaVu Sans,Helvetica,Arial,sans-serif}"
     ".word{font-size:%gpx;fill:#111}.tag{font-size:%gpx;fill:#777}"
     ".spine{font-size:%gpx;fill:#2b4a6f}.spine.null{fill:#aaa;font-style:italic}"
-    ".label{font-size:%gpx}.edge{fill:none;stroke-width:1.4}.edge.trace{stroke-dasharray:5,3}"
-    ".edge.crossing{stroke-width:2.2}.edge.violation{stroke:#ff7f0e !important;stroke-width:3}"
-    ".edge.cycle{stroke:#c0392b !important;stroke-width:3}"
-    ".edge.missing{stroke-dasharray:2,3}.root{font-weight:bold;fill:#555}"
+    ".label.trace{font-weight:bold}.edge{fill:none}"
+    ".root{font-weight:bold;fill:#555}"
 )
 
 
 def _f(v: float) -> str:
     return f"{v:.1f}"
+
+
+def _points(pts) -> str:
+    return " ".join(f"{_f(x)},{_f(y)}" for x, y in pts)
 
 
 def layout_to_svg(layout: Layout) -> str:
@@ -34,20 +44,24 @@ def layout_to_svg(layout: Layout) -> str:
            f'height="{_f(layout.height)}" viewBox="0 0 {_f(layout.width)} {_f(layout.height)}">']
     if layout.title:
         out.append(f"<title>{escape(layout.title)}</title>")
-    out.append("<style>" + _STYLE % (opt["word_font"], opt["tag_font"], opt["spine_font"], opt["label_font"])
+    out.append("<style>" + _STYLE % (opt["word_font"], opt["tag_font"], opt["spine_font"])
                + "</style>")
-    colours = sorted({a.colour for a in layout.arcs})
-    out.append("<defs>")
-    for k, colour in enumerate(colours):
-        out.append(f'<marker id="arrow{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-                   f'orient="auto-start-reverse"><polygon points="0,0 10,5 0,10" fill="{colour}"/></marker>')
-    out.append("</defs>")
-    marker = {c: k for k, c in enumerate(colours)}
+    halos = sorted({a.halo for a in layout.arcs if a.halo})
+    if halos:  # a band of the highlight colour under the line (SVG 1.1 filter: works in any viewer)
+        out.append("<defs>")
+        for h in halos:
+            out.append(f'<filter id="halo-{h}" filterUnits="userSpaceOnUse" x="0" y="0" '
+                       f'width="{_f(layout.width)}" height="{_f(layout.height)}">'
+                       f'<feMorphology in="SourceAlpha" operator="dilate" radius="{HALO_RADIUS:g}" result="band"/>'
+                       f'<feFlood flood-color="{HIGHLIGHT_COLOURS[h]}" flood-opacity="{HALO_OPACITY:g}"/>'
+                       f'<feComposite in2="band" operator="in" result="halo"/>'
+                       f'<feMerge><feMergeNode in="halo"/><feMergeNode in="SourceGraphic"/></feMerge></filter>')
+        out.append("</defs>")
     # words, tags, spines
     for w in layout.words:
         cls = "word root" if w.is_root else "word"
         out.append(f'<text class="{cls}" x="{_f(w.x)}" y="{_f(layout.baseline)}" text-anchor="middle">'
-                   f"{escape(w.word)}</text>")
+                   f"{escape(w.text or w.word)}</text>")
         if w.tag:
             out.append(f'<text class="tag" x="{_f(w.x)}" y="{_f(layout.baseline + opt["tag_font"] + 3)}" '
                        f'text-anchor="middle">{escape(w.tag)}</text>')
@@ -56,35 +70,28 @@ def layout_to_svg(layout: Layout) -> str:
             y += opt["spine_font"] + 3
             out.append(f'<text class="spine{" null" if is_null else ""}" x="{_f(w.x)}" y="{_f(y)}" '
                        f'text-anchor="middle">{escape(text)}</text>')
-    # edges
+    # edges and their arrowheads
     for a in layout.arcs:
         cls = " ".join(["edge", a.kind] + a.classes)
         data = (f'data-edge="{a.edge}" data-child="{a.child}" data-parent="{a.parent}" '
                 f'data-label="{escape(a.label, quote=True)}"')
-        if a.child == a.parent:
-            y = layout.below_base - 8
-            x = a.x_child
-            d = f"M{_f(x - 5)},{_f(y)} C{_f(x - 14)},{_f(y + 16)} {_f(x + 14)},{_f(y + 16)} {_f(x + 5)},{_f(y)}"
-        else:
-            y0, apex = arc_anchor_y(layout, a)
-            ctrl = y0 + (apex - y0) / 0.75
-            d = (f"M{_f(a.x_parent)},{_f(y0)} C{_f(a.x_parent)},{_f(ctrl)} {_f(a.x_child)},{_f(ctrl)} "
-                 f"{_f(a.x_child)},{_f(y0)}")
-        out.append(f'<path class="{cls}" {data} d="{d}" stroke="{a.colour}" '
-                   f'marker-end="url(#arrow{marker[a.colour]})"/>')
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = a.path
+        d = f"M{_f(x0)},{_f(y0)} C{_f(x1)},{_f(y1)} {_f(x2)},{_f(y2)} {_f(x3)},{_f(y3)}"
+        dash = f' stroke-dasharray="{a.dash[0]:g},{a.dash[1]:g}"' if a.dash else ""
+        halo = f' filter="url(#halo-{a.halo})"' if a.halo else ""
+        out.append(f'<path class="{cls}" {data} d="{d}" stroke="{a.stroke}" stroke-width="{a.stroke_width:g}"'
+                   f'{dash}{halo}><title>{escape(a.tooltip)}</title></path>')
+        out.append(f'<polygon class="arrow" data-edge="{a.edge}" points="{_points(a.arrow)}" fill="{a.stroke}"'
+                   f'{halo}/>')
     # labels on white boxes
     if opt["show_labels"]:
         for a in layout.arcs:
-            if a.child == a.parent:
-                x, y = a.x_child, layout.below_base + 14
-                out.append(f'<text class="label" x="{_f(x)}" y="{_f(y)}" text-anchor="middle" '
-                           f'fill="{a.colour}">{escape(a.label)}</text>')
-                continue
             x0, y0, w, h = a.label_box
-            out.append(f'<rect x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" fill="white" '
-                       f'fill-opacity="0.9"/>')
-            out.append(f'<text class="label" x="{_f(x0 + w / 2)}" y="{_f(y0 + h - opt["label_pad"] - 1)}" '
-                       f'text-anchor="middle" fill="{a.colour}">{escape(a.label)}</text>')
+            out.append(f'<rect class="label-box" x="{_f(x0)}" y="{_f(y0)}" width="{_f(w)}" height="{_f(h)}" '
+                       f'fill="white" fill-opacity="0.9"/>')
+            out.append(f'<text class="label {a.kind}" x="{_f(x0 + w / 2)}" '
+                       f'y="{_f(y0 + h - opt["label_pad"] - 1)}" font-size="{a.font:g}" text-anchor="middle" '
+                       f'fill="{a.colour}">{escape(a.label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..graph import Graph, STRUCTURAL
 from .layout import TRACE_COLOURS, OTHER_TRACE_COLOUR
+from .text import display_token
 
 _SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
             "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
@@ -14,11 +15,13 @@ def _tex(text: str) -> str:
 
 def render_tikz(graph: Graph, show_traces: bool = True, show_labels: bool = True, root: str = "end") -> str:
     """A ``dependency`` environment: structural edges above, trace edges below
-    (dashed, coloured by type); ROOT is a column at the end (or start)."""
+    (dashed, coloured by type); ROOT is a column at the end (or start).  Words are
+    shown as text (``(`` for ``-LRB-``, ``5/8`` for ``5\\/8``; TeX typesets the
+    treebank's ```` and ``''`` as quotes itself)."""
     n = len(graph.words)
     order = list(range(1, n + 1)) + [0] if root == "end" else [0] + list(range(1, n + 1))
     col = {idx: k + 1 for k, idx in enumerate(order)}
-    words = [r"\textsc{root}" if i == 0 else _tex(graph.words[i - 1]) for i in order]
+    words = [r"\textsc{root}" if i == 0 else _tex(display_token(graph.words[i - 1], quotes=False)) for i in order]
     tags = ["" if i == 0 else _tex(graph.tags[i - 1]) for i in order]
     colours = sorted({t for t in graph.trace[graph.kind != STRUCTURAL]} if show_traces else set())
     lines = [r"% requires \usepackage{tikz-dependency}"]
