@@ -50,6 +50,7 @@ from ..learn import SparseGradient, learner_from_state, make_learner, run_epoch
 from ..learn.interrupts import check_interrupt, deferred_interrupts
 from ..learn.online import WARMUP_BATCH
 from ..lock import folder_lock
+from ..progress import warm_up
 from ..modelfile import check_crc32, check_format, check_version, content_crc32, load_json, load_npz, model_errors
 from ..learn.features import FeatureTable
 from . import _kernels as KN
@@ -447,6 +448,11 @@ def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, 
                 f"built in {time.perf_counter() - t0:.1f} s")
         check_interrupt()
         dev_enc = model.encode(dev_sents) if dev_sents else None
+        if dev_sents:
+            # compile the parsing kernels of the dev evaluation now, announced, not inside epoch 1's eval
+            warm_up(("dep-parse", model.config.order, model.multi_root),
+                    lambda: model.parse_encoded(dev_enc, sents=[0], weights=lrn.final_weights(np.float32)),
+                    f"{name} (dev parsing)", progress)
         decoder = _BatchDecoder(model, enc, lrn, loss)
         best_weights = None
         for ep in range(first_epoch, epochs + 1):

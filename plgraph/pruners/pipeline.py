@@ -514,6 +514,8 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     check_interrupt()
     pr = Pruners(norm, tags, trace, trace_w, spine, spine_w, ArcPass(res.model),
                  Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves)
+    say(f"tuning the pruning thresholds on dev ({len(dv)} sentences: inside-outside of the arc pass, "
+        f"then the trace and spine classifiers)…")
     pr.thresholds = tune_thresholds(pr, dv)
     say(f"thresholds tuned on dev: {asdict(pr.thresholds)}; trained in {time.perf_counter() - start:.0f} s")
     if model_dir is not None:
