@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser figures bench check-full check-evalb notebooks lab clean
+.PHONY: help install demo test test-browser figures bench check-full check-evalb screenshots notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -44,6 +44,11 @@ check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include 
 
 check-evalb: $(STAMP) ## plgraph's evalb against the C EVALB on ~30,000 fuzzed pairs (compiled into a temporary folder)
 	PLGRAPH_EVALB_EXAMPLES=300 $(PY) -m pytest tests/test_eval_evalb.py -q -p no:cacheprovider
+
+screenshots: $(STAMP) ## Run All of notebooks 01 04 05 07 in JupyterLab in headless Chromium; PNGs to /tmp/plgraph-screens
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	$(PY) -m pip install --quiet -e '.[notebooks,test,ui]'
+	$(PY) tools/screenshots/capture.py --out /tmp/plgraph-screens --tall 01 04 05 07
 
 notebooks: $(STAMP) ## run every notebook in full mode (outputs are not saved)
 	$(PY) -m pytest --nbmake notebooks --nbmake-timeout=7200 -q

@@ -113,7 +113,7 @@ def prune_on_dev(model: DepModel, dev_sents, best_las: float, tolerance: float =
         check_interrupt()
         sc = _dev_scores(cand, dev_sents, dev_enc)
         if say:
-            say(f"pruning at |w| <= {thr:.3g} ({q:.0%} quantile): {cand.n_features} features, dev UAS {sc.uas:.2f} "
+            say(f"pruning at |w| <= {thr:.6g} ({q:.0%} quantile): {cand.n_features} features, dev UAS {sc.uas:.2f} "
                 f"LAS {sc.las:.2f}")
         if sc.las < best_las - tolerance:
             continue
