@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import tokenize
 import zipfile
 import zlib
 from contextlib import contextmanager
@@ -51,7 +52,9 @@ DEFAULT_VERSION = 1
 ArraySpec = dict
 
 _READ_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError,
-                NotImplementedError, OverflowError, MemoryError, TypeError, IndexError, UnicodeDecodeError)
+                NotImplementedError, OverflowError, MemoryError, TypeError, IndexError, UnicodeDecodeError,
+                # a flipped byte in an .npy header: numpy parses the header with the tokenizer
+                tokenize.TokenError, SyntaxError)
 
 
 def _error(path, message: str) -> ModelFileError:

@@ -3,7 +3,9 @@ updates by their definitions, the feature table, label blocks, and a model train
 through the generic loop."""
 from __future__ import annotations
 
+import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -267,3 +269,133 @@ def test_bloom_filtered_lookup_agrees_with_table(keys, seed, n_words):
         absent = probe[len(keys):]
         hits = sum(1 for k in absent if LK.bloom_bits(k) & bloom[(int(k) >> 16) & 63] == LK.bloom_bits(k))
         assert hits < 0.5 * len(absent)
+
+
+# -- the shared training loop (plgraph.learn.loop) ------------------------------------------------
+class _ToyTrainee:
+    """A trainee whose gradient is the batch itself (one count per item): after an
+    epoch of a plain perceptron every weight w[i] is -1 per visit of item i."""
+
+    name = "toy"
+
+    def __init__(self, n, folder=None):
+        from plgraph.learn import SparseGradient
+
+        self.n, self.folder, self.calls, self.SG = n, folder, [], SparseGradient
+
+    def batch_gradient(self, batch):
+        self.calls.append(("batch", tuple(int(b) for b in batch)))
+        return self.SG(np.asarray(batch, np.int64), np.ones(len(batch)), float(len(batch)))
+
+    def evaluate(self, epoch, stats):
+        self.calls.append(("evaluate", epoch))
+        return {"epoch": epoch, "loss": stats.loss, "items": stats.items}
+
+    def save(self, epoch, record, history):
+        self.calls.append(("save", epoch, len(history)))
+        record["saved"] = True
+
+
+def test_train_epochs_order_shuffles_and_history():
+    from plgraph.learn import batches, make_learner
+    from plgraph.learn.loop import train_epochs
+
+    t = _ToyTrainee(7)
+    lrn = make_learner("perceptron", 7, average=False)
+    lines, seen = [], []
+    hist = train_epochs(t, lrn, 7, epochs=3, first_epoch=2, batch_size=3, seed=5, rng_extra=(4,),
+                        progress=False, log=lines.append, on_epoch=seen.append)
+    # epochs 2 and 3 only, each shuffled by default_rng([seed, epoch, *rng_extra])
+    want = []
+    for ep in (2, 3):
+        want += [("batch", tuple(int(x) for x in b)) for b in batches(7, 3, np.random.default_rng([5, ep, 4]))]
+        want += [("evaluate", ep), ("save", ep, ep - 1)]
+    assert t.calls == want
+    assert hist == seen == [{"epoch": 2, "loss": 7.0, "items": 7, "saved": True},
+                            {"epoch": 3, "loss": 7.0, "items": 7, "saved": True}]
+    assert lines == ["epoch=2 loss=7.0 items=7 saved=True", "epoch=3 loss=7.0 items=7 saved=True"]
+    assert np.array_equal(lrn.final_weights(np.float64), np.full(7, -2.0))   # two visits per item
+
+
+def test_checkpoint_files_round_trip_and_old_npz_go(tmp_path):
+    from plgraph.errors import ModelFileError
+    from plgraph.learn.loop import read_checkpoint, write_checkpoint
+
+    kw = dict(format="toy-checkpoint", version=1, crc_keys=("format", "epoch", "npz", "note"))
+    (tmp_path / "ck-1.npz").write_bytes(b"old")
+    (tmp_path / "ck.npz").write_bytes(b"legacy")
+    (tmp_path / "ck-best.npz").write_bytes(b"not a checkpoint of ck")
+    doc = write_checkpoint(tmp_path, "ck", 2, {"w": np.arange(3.0)}, {"note": "x"}, **kw)
+    assert doc["npz"] == "ck-2.npz" and doc["epoch"] == 2 and doc["format_version"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck-2.npz", "ck-best.npz", "ck.json"]
+    got, arrays, path, npath = read_checkpoint(tmp_path, "ck", {"epoch": int}, {"w": (1, "f")}, what="toy",
+                                               version_what="toy checkpoint", **kw)
+    assert got["note"] == "x" and np.array_equal(arrays["w"], [0.0, 1.0, 2.0]) and npath.endswith("ck-2.npz")
+    assert read_checkpoint(tmp_path, "other", {}, None, what="toy", version_what="toy", **kw) is None
+    # a JSON edit the CRC covers, and an npz outside the folder, are refused naming the file
+    bad = json.loads((tmp_path / "ck.json").read_text())
+    (tmp_path / "ck.json").write_text(json.dumps({**bad, "note": "y"}))
+    with pytest.raises(ModelFileError, match=r"ck\.json: checksum mismatch"):
+        read_checkpoint(tmp_path, "ck", {}, None, what="toy", version_what="toy", **kw)
+    (tmp_path / "ck.json").write_text(json.dumps({**bad, "npz": "../ck-2.npz"}))
+    with pytest.raises(ModelFileError, match="not an .npz file of the folder"):
+        read_checkpoint(tmp_path, "ck", {}, None, what="toy", version_what="toy", **kw)
+
+
+def test_changed_options_and_refusal():
+    from plgraph.errors import InputError
+    from plgraph.learn.loop import changed_options, refuse_resume
+
+    stored = {"eta": 0.1, "reg": "l1", "shape": [1, 2]}
+    assert changed_options({"eta": 0.1, "shape": (1, 2)}, stored) == []          # tuples read back as lists
+    assert changed_options({"eta": 0.2, "C": 1.0}, stored) == [("eta", 0.2, 0.1)]
+    assert changed_options({"C": 1.0}, stored, missing_differs=True) == [("C", 1.0, None)]
+    refuse_resume([], 3, "--eta 0.1", "f.json")                                    # nothing to refuse
+    with pytest.raises(InputError, match=r"cannot resume the toy with options other than the checkpoint's: "
+                                         r"--eta 0.2 \(checkpoint: 0.1\)\. The checkpoint \(epoch 3\) was "
+                                         r"trained with: --eta 0.1\. Resume"):
+        refuse_resume(["--eta 0.2 (checkpoint: 0.1)"], 3, "--eta 0.1", "f.json", what="toy")
+
+
+def test_curves_json_and_csv(tmp_path):
+    from plgraph.learn.loop import write_curves, write_log
+
+    rows = [{"model": "a", "epoch": 1, "loss": 2.5}, {"model": "b", "epoch": 1, "dev_f": 50.0}]
+    write_curves(tmp_path, rows)
+    assert json.loads((tmp_path / "curves.json").read_text()) == rows
+    assert (tmp_path / "curves.csv").read_text().splitlines() == ["model,epoch,dev_f,loss", "a,1,,2.5", "b,1,50.0,"]
+    write_log(tmp_path, rows)
+    assert [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()] == rows
+
+
+def test_training_folder_checks_locks_and_cleans(tmp_path):
+    from plgraph.errors import OutputError
+    from plgraph.learn.loop import training_folder
+    from plgraph.lock import held_by
+
+    (tmp_path / "sub").write_text("a file, not a folder")
+    with pytest.raises(OutputError):
+        with training_folder(tmp_path, subfolders=("sub",)):
+            pass
+    assert held_by(tmp_path) is None
+    (tmp_path / "sub").unlink()
+    with training_folder(tmp_path, ("model.json",), ("sub",)):
+        assert held_by(tmp_path) == os.getpid()
+        with training_folder(tmp_path):        # reentrant within this process
+            assert held_by(tmp_path) == os.getpid()
+    assert held_by(tmp_path) is None
+
+
+def test_conversion_record():
+    from plgraph.errors import InputError
+    from plgraph.learn.loop import conversion_record
+
+    class G:
+        def __init__(self, options, id):
+            self.options, self.id = options, id
+
+    jkk = {"heads": "jkk1", "null_reversal": True, "gapping_shift": False}
+    assert conversion_record([G(jkk, "a"), G(dict(jkk), "b")]) == jkk
+    assert conversion_record([G({}, "a")]) is None and conversion_record([]) is None
+    with pytest.raises(InputError, match="different options"):
+        conversion_record([G(jkk, "a"), G({**jkk, "gapping_shift": True}, "b")])

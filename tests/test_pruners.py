@@ -157,6 +157,11 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     assert (tmp_path / "m" / "curves.csv").read_text().startswith("model,epoch,")
     loaded = Pruners.load(tmp_path / "m")
     assert loaded.thresholds == pr.thresholds
+    # the conversion options of the corpus (its defaults) are recorded in both model folders
+    conversion = {"heads": "jkk1", "null_reversal": True, "gapping_shift": False}
+    assert json.loads((tmp_path / "m" / "pruners.json").read_text())["conversion"] == conversion
+    assert json.loads((tmp_path / "m" / "arc" / "model.json").read_text())["info"]["conversion"] == conversion
+    assert loaded.conversion == pr.conversion == conversion
     doc = pruning_stats(loaded, dev)
     assert doc["edges_gold_recall_pct"] >= 99.0          # tuned on these dev sentences
     assert doc["spines_reachable_recall_pct"] >= 99.5
@@ -168,6 +173,14 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     # resuming after the last epoch trains nothing more and gives the same thresholds
     again = train_pruners(train, dev, tmp_path / "m", cfg, resume=True)
     assert again.thresholds == pr.thresholds
+    # ... but not from graphs of another conversion (the first checkpoint read refuses, naming both)
+    from plgraph.convert import ConversionOptions
+    from plgraph.errors import InputError
+
+    other = plgraph.corpus("train", options=ConversionOptions(gapping_shift=True)).graphs()[:80]
+    with pytest.raises(InputError, match=r"cannot resume the spine classifier .*'gapping_shift': True\} "
+                                         r"\(checkpoint: \{.*'gapping_shift': False\}\)"):
+        train_pruners(other, dev, tmp_path / "m", cfg, resume=True)
     # the CLI reads the same folder
     assert main(["pruners", "stats", "--model-dir", str(tmp_path / "m"), "--split", "dev",
                  "--json", str(tmp_path / "s.json")]) == 0

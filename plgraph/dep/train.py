@@ -37,28 +37,24 @@ features go at no measurable cost, and parsing gets ~35 % faster.
 """
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..atomic import check_writable, check_writable_dir, clean_stale_temporaries
 from ..errors import InputError, ModelFileError
-from ..learn import SparseGradient, learner_from_state, make_learner, run_epoch
-from ..learn.interrupts import check_interrupt, deferred_interrupts
-from ..learn.online import WARMUP_BATCH
-from ..lock import folder_lock
-from ..progress import warm_up
-from ..modelfile import check_crc32, check_format, check_version, content_crc32, load_json, load_npz, model_errors
+from ..learn import SparseGradient, learner_from_state, make_learner
 from ..learn.features import FeatureTable
+from ..learn.interrupts import check_interrupt
+from ..learn.loop import (changed_options, normal_json, read_checkpoint, refuse_resume, train_epochs, training_folder,
+                          write_checkpoint, write_log)
+from ..learn.online import WARMUP_BATCH
+from ..modelfile import model_errors
+from ..progress import warm_up
 from . import _kernels as KN
 from .evaluate import evaluate
 from .features import NONE_SIB, Encoded, encode
-from ..atomic import atomic_json as _atomic_json
-from ..atomic import atomic_savez as _atomic_savez
-from ..atomic import atomic_text
 from .model import DepConfig, DepModel, check_model_parts
 
 #: the defaults of ``dep train`` -- the best settings found on EWT dev (first order, 5 epochs:
@@ -195,26 +191,21 @@ MODEL_FOLDER_FILES = ("model.json", "model.npz", "checkpoint.json", "log.jsonl")
 
 
 def _write_log(model_dir, history) -> None:
-    atomic_text(os.path.join(model_dir, "log.jsonl"), "".join(json.dumps(r) + "\n" for r in history))
+    write_log(model_dir, history)
 
 
 def _write_checkpoint(model_dir, epoch, model: DepModel, learner, history, meta):
     """``checkpoint-<epoch>.npz`` then ``checkpoint.json`` pointing to it (with the whole
-    history: ``log.jsonl`` is derived from it), then the older ``.npz`` files go."""
+    history: ``log.jsonl`` is derived from it), then the older ``.npz`` files go
+    (:func:`plgraph.learn.loop.write_checkpoint`)."""
     arrays, scalars = learner.state()
-    npz = f"checkpoint-{epoch}.npz"
     arrays = {"keys": model.table.keys(), "foff": model.foff, "fnode": model.fnode, "cpos_keys": model.cpos_keys,
               "lab_off": model.lab_off, "lab_list": model.lab_list, **{f"learner_{k}": v for k, v in arrays.items()}}
-    _atomic_savez(os.path.join(model_dir, npz), **arrays)
-    doc = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_VERSION, "epoch": epoch, "npz": npz,
-           "config": model.config.to_json(), "labels": model.labels,
+    doc = {"config": model.config.to_json(), "labels": model.labels,
            "taxonomy": model.taxonomy.to_json(), "multi_root": model.multi_root, "info": model.info,
            "learner": learner.config(), "learner_scalars": scalars, "history": history, **meta}
-    doc["crc32"] = content_crc32(arrays, doc, CHECKPOINT_CRC_KEYS)
-    _atomic_json(os.path.join(model_dir, "checkpoint.json"), doc)
-    for name in os.listdir(model_dir):
-        if name.startswith("checkpoint-") and name.endswith(".npz") and name != npz:
-            os.unlink(os.path.join(model_dir, name))
+    write_checkpoint(model_dir, "checkpoint", epoch, arrays, doc, format=CHECKPOINT_FORMAT,
+                     version=CHECKPOINT_VERSION, crc_keys=CHECKPOINT_CRC_KEYS)
 
 
 def _read_checkpoint(model_dir):
@@ -224,20 +215,12 @@ def _read_checkpoint(model_dir):
     from ..learn.labels import LabelTaxonomy
 
     model_dir = os.fspath(model_dir)
-    path = os.path.join(model_dir, "checkpoint.json")
-    if not os.path.exists(path):
+    found = read_checkpoint(model_dir, "checkpoint", CHECKPOINT_KEYS, CHECKPOINT_ARRAYS, format=CHECKPOINT_FORMAT,
+                            version=CHECKPOINT_VERSION, crc_keys=CHECKPOINT_CRC_KEYS, what="training checkpoint",
+                            version_what="dependency training checkpoint", check_doc=_check_history)
+    if found is None:
         raise ModelFileError("no checkpoint to resume from (checkpoint.json missing)", source=model_dir)
-    doc = load_json(path, CHECKPOINT_KEYS, "training checkpoint")
-    if "format" in doc:     # checkpoints written before format names existed have none
-        check_format(doc, path, CHECKPOINT_FORMAT)
-    check_version(doc, path, CHECKPOINT_VERSION, "dependency training checkpoint")
-    npz = doc["npz"]
-    if os.path.basename(npz) != npz or not npz.endswith(".npz"):
-        raise ModelFileError(f"checkpoint names {npz!r}, not an .npz file of the folder", source=path)
-    _check_history(doc, path)
-    npath = os.path.join(model_dir, npz)
-    arrays = load_npz(npath, CHECKPOINT_ARRAYS, "training checkpoint")
-    check_crc32(doc, path, content_crc32(arrays, doc, CHECKPOINT_CRC_KEYS), npz)
+    doc, arrays, _, npath = found
     with model_errors(npath, "training checkpoint"):
         config = DepConfig.from_json(doc["config"])
         taxonomy = LabelTaxonomy.from_json(doc["taxonomy"])
@@ -263,9 +246,7 @@ def _check_history(doc, path) -> None:
         raise ModelFileError(f"checkpoint of epoch {doc['epoch']} has a history of epochs {epochs[:20]}", source=path)
 
 
-def _normal(x):
-    """``x`` as it reads back from JSON (tuples -> lists), for comparisons."""
-    return json.loads(json.dumps(x))
+_normal = normal_json
 
 
 def _options_text(doc) -> str:
@@ -291,20 +272,18 @@ def resume_conflicts(doc, config=None, learner=None, learner_options=None, batch
     out = []
     if config is not None:
         given = config.to_json() if isinstance(config, DepConfig) else dict(config)
-        stored = doc["config"]
-        for key, val in given.items():
-            if key in stored and _normal(val) != _normal(stored[key]):
-                shown = "(other templates)" if key in ("templates", "sib_templates") else val
-                out.append(f"--{key.replace('_', '-')} {shown} (checkpoint: "
-                           f"{'(other templates)' if key.endswith('templates') else stored[key]})")
+        for key, val, stored in changed_options(given, doc["config"]):
+            shown = "(other templates)" if key in ("templates", "sib_templates") else val
+            out.append(f"--{key.replace('_', '-')} {shown} (checkpoint: "
+                       f"{'(other templates)' if key.endswith('templates') else stored})")
     stored_lrn = doc["learner"]
     if learner is not None and learner != stored_lrn.get("kind"):
         out.append(f"--learner {learner} (checkpoint: {stored_lrn.get('kind')})")
     elif learner_options:
-        for key, val in learner_options.items():
-            if key in stored_lrn and _normal(val) != _normal(stored_lrn[key]):
-                out.append(f"--{key} {val} (checkpoint: {stored_lrn[key]})")
-            elif key not in stored_lrn:
+        for key, val, stored in changed_options(learner_options, stored_lrn, missing_differs=True):
+            if key in stored_lrn:
+                out.append(f"--{key} {val} (checkpoint: {stored})")
+            else:
                 out.append(f"--{key} {val} (the checkpoint's {stored_lrn.get('kind')} learner has no {key})")
     for key, val in (("batch_size", batch_size), ("seed", seed)):
         if val is not None and key in doc and val != doc[key]:
@@ -312,18 +291,11 @@ def resume_conflicts(doc, config=None, learner=None, learner_options=None, batch
     return out
 
 
-def _prepare_folder(model_dir) -> None:
-    """Before any work: the folder and its outputs must be writable."""
-    check_writable_dir(model_dir)
-    for name in MODEL_FOLDER_FILES:
-        check_writable(os.path.join(model_dir, name))
-
-
 def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict | None = None, *,
           learner: str | None = None, learner_options: dict | None = None, epochs: int = DEFAULT_EPOCHS,
           batch_size: int | None = None, threads: int | None = None, seed: int | None = None, loss: str = "hamming",
           prune_tolerance: float | None = DEFAULT_PRUNE_TOLERANCE, resume: bool = False, progress: bool | None = None,
-          log=None, on_epoch=None, name: str = "dependency parser") -> TrainResult:
+          log=None, on_epoch=None, name: str = "dependency parser", conversion: dict | None = None) -> TrainResult:
     """Train a parser.
 
     Parameters
@@ -366,10 +338,18 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         arc pass passes "arc pass").  The kernels are compiled on one sentence before
         epoch 1 is timed (:func:`plgraph.learn.online.warm_up`), so ``train_seconds``
         never counts numba's compiler.
+    conversion : dict, optional
+        The tree-to-graph conversion options the sentences come from (head rules,
+        null reversal, gapping shift: :class:`plgraph.convert.ConversionOptions` as a
+        dict), recorded as ``info["conversion"]`` in ``model.json`` and the
+        checkpoint (a resumed run keeps the checkpoint's).  None (the default: CoNLL
+        data is no conversion of ours) records nothing -- no ``conversion`` key, so
+        such model folders are byte for byte what they were before the key existed.
 
     Ctrl-C (SIGINT) is deferred to the next safe point (between batches or stages,
     :mod:`plgraph.learn.interrupts`) and raises ``KeyboardInterrupt`` there; the files
-    on disk are then those of the last complete epoch.
+    on disk are then those of the last complete epoch.  The epochs run in
+    :func:`plgraph.learn.loop.train_epochs`.
     """
     if not isinstance(epochs, (int, np.integer)) or epochs < 1:
         raise InputError(f"epochs must be a positive integer, got {epochs!r}")
@@ -377,29 +357,24 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
     if resume and model_dir is None:
         raise ValueError("resume needs model_dir")
-    if model_dir is None:
-        with deferred_interrupts():
-            return _train(train_sents, dev_sents, None, config, learner, learner_options, epochs, batch_size,
-                          threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name)
-    _prepare_folder(model_dir)
-    with folder_lock(model_dir, reentrant=True), deferred_interrupts():
-        clean_stale_temporaries(model_dir)
+    with training_folder(model_dir, MODEL_FOLDER_FILES):
         return _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size,
-                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name)
+                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name, conversion)
 
 
-def _resume_state(model_dir, train_sents, config, learner, learner_options, batch_size, seed, say):
+def _resume_state(model_dir, train_sents, config, learner, learner_options, batch_size, seed, say, conversion=None):
     """What a resumed run starts from: the checkpoint, its options checked against
-    the given ones, the training data encoded with the checkpoint's labels."""
+    the given ones (and the given ``conversion`` options against those the checkpoint
+    records, if both are known), the training data encoded with the checkpoint's labels."""
     from .projective import projectivise_corpus
 
     doc, model, lrn = _read_checkpoint(model_dir)
     conflicts = resume_conflicts(doc, config, learner, learner_options, batch_size, seed)
-    if conflicts:
-        raise InputError(f"cannot resume with options other than the checkpoint's: {'; '.join(conflicts)}. "
-                         f"The checkpoint (epoch {doc['epoch']}) was trained with: {_options_text(doc)}. Resume "
-                         f"without the differing options, or train into a new folder",
-                         os.path.join(os.fspath(model_dir), "checkpoint.json"))
+    stored = (doc.get("info") or {}).get("conversion") if isinstance(doc.get("info"), dict) else None
+    if conversion is not None and stored is not None and normal_json(conversion) != normal_json(stored):
+        conflicts.append(f"sentences converted with {conversion} (checkpoint: {stored})")
+    refuse_resume(conflicts, doc["epoch"],
+                  _options_text(doc), os.path.join(os.fspath(model_dir), "checkpoint.json"))
     hl = [np.concatenate([[-1], s.heads]) for s in train_sents]
     ll = [["<root>"] + s.deprels for s in train_sents]
     ph, pl, _ = projectivise_corpus(hl, ll, model.config.pseudo_projective)
@@ -409,15 +384,72 @@ def _resume_state(model_dir, train_sents, config, learner, learner_options, batc
     return doc, model, lrn, enc
 
 
+class _DepTrainee:
+    """The dependency parser as a client of :func:`plgraph.learn.loop.train_epochs`:
+    per epoch, the training error rate, dev scores (the best epoch by dev LAS is kept),
+    the best model (``model.json`` / ``model.npz``), the checkpoint and ``log.jsonl``."""
+
+    def __init__(self, model, enc, lrn, loss, dev_sents, dev_enc, model_dir, name, best, best_epoch, meta, clock):
+        self.model, self.enc, self.lrn, self.loss = model, enc, lrn, loss
+        self.dev_sents, self.dev_enc, self.model_dir, self.name = dev_sents, dev_enc, model_dir, name
+        self.best, self.best_epoch, self.best_weights = best, best_epoch, None
+        self.meta, self.clock = meta, clock          # batch_size, seed, ...; clock() = seconds so far
+        self.decoder = _BatchDecoder(model, enc, lrn, loss)
+        self.weights, self.improved = None, False
+
+    def batch_gradient(self, batch):
+        return self.decoder(batch)
+
+    def warm_up(self, scratch):
+        return _BatchDecoder(self.model, self.enc, scratch, self.loss)(WARMUP_BATCH)
+
+    def evaluate(self, epoch, stats) -> dict:
+        model, dec = self.model, self.decoder
+        t_eval = time.perf_counter()
+        weights = self.lrn.final_weights(np.float32)
+        record = {"epoch": epoch, "loss": round(stats.loss, 4), "train_errors_pct":
+                  round(100 * dec.errors / max(dec.words, 1), 3), "updates": stats.updates,
+                  "train_seconds": round(stats.seconds, 2), "nonzero_weights": int(np.count_nonzero(weights))}
+        dec.errors, dec.words = 0.0, 0
+        improved = self.dev_sents is None
+        if self.dev_sents:
+            model.weights = weights
+            sc = _dev_scores(model, self.dev_sents, self.dev_enc)
+            record.update({f"dev_{k}": v for k, v in sc.as_dict().items() if k != "sentences"})
+            improved = sc.las > self.best
+            if improved:
+                self.best, self.best_epoch = sc.las, epoch
+        record["eval_seconds"] = round(time.perf_counter() - t_eval, 2)
+        self.weights, self.improved = weights, improved
+        return record
+
+    def save(self, epoch, record, history) -> None:
+        model, lrn = self.model, self.lrn
+        elapsed = self.clock()
+        if self.model_dir is not None:
+            if self.improved:
+                model.weights = self.weights
+                sizes = model.save(self.model_dir, {"epoch": epoch, "train_seconds_total": round(elapsed, 1),
+                                                    "learner": lrn.config(), "batch_size": self.meta["batch_size"],
+                                                    "seed": self.meta["seed"], "history": history})
+                record["model_bytes"] = sizes["model.npz"] + sizes["model.json"]
+            _write_checkpoint(self.model_dir, epoch, model, lrn, history,
+                              {"best_las": self.best, "best_epoch": self.best_epoch, "seconds": elapsed, **self.meta})
+            _write_log(self.model_dir, history)
+        if self.improved:
+            self.best_weights = self.weights
+
+
 def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size, threads,
-           seed, loss, prune_tolerance, resume, progress, log, on_epoch, name="dependency parser") -> TrainResult:
+           seed, loss, prune_tolerance, resume, progress, log, on_epoch, name="dependency parser",
+           conversion=None) -> TrainResult:
     say = log or (lambda *_: None)
     start = time.perf_counter()
     old_threads = _set_threads(threads)
     try:
         if resume:
             doc, model, lrn, enc = _resume_state(model_dir, train_sents, config, learner, learner_options,
-                                                 batch_size, seed, say)
+                                                 batch_size, seed, say, conversion)
             history = list(doc["history"])
             first_epoch = doc["epoch"] + 1
             best = doc.get("best_las", -1.0)
@@ -435,6 +467,8 @@ def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, 
             seed = 0 if seed is None else seed
             t0 = time.perf_counter()
             model, enc, report = DepModel.build(train_sents, config, progress=progress)
+            if conversion is not None:
+                model.info["conversion"] = conversion
             opts = dict(DEFAULT_LEARNER_OPTIONS.get(learner, {}))
             opts.update(learner_options or {})
             lrn = make_learner(learner, model.n_weights, **opts)
@@ -453,52 +487,12 @@ def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, 
             warm_up(("dep-parse", model.config.order, model.multi_root),
                     lambda: model.parse_encoded(dev_enc, sents=[0], weights=lrn.final_weights(np.float32)),
                     f"{name} (dev parsing)", progress)
-        decoder = _BatchDecoder(model, enc, lrn, loss)
-        best_weights = None
-        for ep in range(first_epoch, epochs + 1):
-            decoder.errors, decoder.words = 0.0, 0
-            rng = np.random.default_rng([seed, ep])
-            stats = run_epoch(lrn, len(enc), decoder, batch_size=batch_size, rng=rng, epoch=ep, progress=progress,
-                              name=name, desc=f"{name} epoch {ep}/{epochs}",
-                              warmup=lambda scratch: _BatchDecoder(model, enc, scratch, loss)(WARMUP_BATCH))
-            check_interrupt()
-            t_eval = time.perf_counter()
-            weights = lrn.final_weights(np.float32)
-            record = {"epoch": ep, "loss": round(stats.loss, 4), "train_errors_pct":
-                      round(100 * decoder.errors / max(decoder.words, 1), 3), "updates": stats.updates,
-                      "train_seconds": round(stats.seconds, 2),
-                      "nonzero_weights": int(np.count_nonzero(weights))}
-            improved = dev_sents is None
-            if dev_sents:
-                model.weights = weights
-                heads, labels = model.parse_encoded(dev_enc)
-                pred = [s.with_parse(h, ls) for s, (h, ls) in zip(dev_sents, model.decode_labels(dev_enc, heads,
-                                                                                                    labels))]
-                sc = evaluate(dev_sents, pred)
-                record.update({f"dev_{k}": v for k, v in sc.as_dict().items() if k != "sentences"})
-                improved = sc.las > best
-                if improved:
-                    best, best_epoch = sc.las, ep
-            record["eval_seconds"] = round(time.perf_counter() - t_eval, 2)
-            check_interrupt()
-            history.append(record)
-            elapsed = elapsed0 + time.perf_counter() - start
-            if model_dir is not None:
-                if improved:
-                    model.weights = weights
-                    sizes = model.save(model_dir, {"epoch": ep, "train_seconds_total": round(elapsed, 1),
-                                                   "learner": lrn.config(), "batch_size": batch_size,
-                                                   "seed": seed, "history": history})
-                    record["model_bytes"] = sizes["model.npz"] + sizes["model.json"]
-                _write_checkpoint(model_dir, ep, model, lrn, history,
-                                  {"best_las": best, "best_epoch": best_epoch, "seconds": elapsed,
-                                   "batch_size": batch_size, "seed": seed, "loss": loss})
-                _write_log(model_dir, history)
-            if improved:
-                best_weights = weights
-            say(" ".join(f"{k}={v}" for k, v in record.items()))
-            if on_epoch is not None:
-                on_epoch(record)
+        trainee = _DepTrainee(model, enc, lrn, loss, dev_sents, dev_enc, model_dir, name, best, best_epoch,
+                              {"batch_size": batch_size, "seed": seed, "loss": loss},
+                              lambda: elapsed0 + time.perf_counter() - start)
+        train_epochs(trainee, lrn, len(enc), epochs=epochs, batch_size=batch_size, seed=seed,
+                     first_epoch=first_epoch, history=history, progress=progress, log=say, on_epoch=on_epoch)
+        best_epoch, best_weights = trainee.best_epoch, trainee.best_weights
         pruning = {}
         if best_weights is not None:
             model.weights = best_weights

@@ -9,7 +9,11 @@
   (exactly seed 000's Algorithm 1), the averaged :class:`Perceptron` and
   :class:`PassiveAggressive` (1-best MIRA, Crammer et al. 2006);
 * :mod:`~plgraph.learn.online` -- the model-agnostic epoch loop (mini-batches whose
-  summed subgradient updates the weights) and a sparse multiclass model.
+  summed subgradient updates the weights) and a sparse multiclass model;
+* :mod:`~plgraph.learn.loop` -- the training loop around it that every model uses
+  (epochs, per-epoch checkpoints as ``.npz`` + JSON, resume with the refusal of
+  changed options, curves as JSON/CSV, the folder lock, Ctrl-C safe points); its
+  clients are ``plgraph.dep.train`` and ``plgraph.pruners.pipeline``.
 
 A model plugs in by providing ``batch_gradient(batch) -> SparseGradient``: decode
 each item of the batch loss-augmented (models read weights through

@@ -60,21 +60,22 @@ WARMUP_BATCH = np.zeros(1, np.int64)
 
 
 def warm_up(learner: Learner, warmup: Callable[[Learner], SparseGradient], name: str,
-            progress: bool | None = None) -> float:
+            progress: bool | None = None, key=None) -> float:
     """Compile a model's kernels and ``learner``'s before anything is timed; seconds spent.
 
     ``warmup(scratch)`` decodes a tiny input (e.g. :data:`WARMUP_BATCH`, the first item)
     with ``scratch`` -- a deep copy of ``learner``, so the real learner and its lazy
     AdaGrad state are never touched -- and returns the gradient, which is then applied
     to ``scratch`` (compiling the learner's update kernels too).  It runs once per
-    process for each warm-up function (its code) and learner class
+    process for each warm-up function (its code, or ``key`` when given: what identifies
+    the kernels it compiles) and learner class
     (:func:`plgraph.progress.warm_up`, which announces it as "<name>: compiling numba
     kernels…" when bars are shown); afterwards this returns 0.0 at once."""
     import copy
 
     from .. import progress as P
 
-    key = ("run_epoch", getattr(warmup, "__code__", type(warmup)), type(learner))
+    key = ("run_epoch", getattr(warmup, "__code__", type(warmup)) if key is None else key, type(learner))
     if P.is_warm(key):
         return 0.0
 
@@ -91,7 +92,7 @@ def warm_up(learner: Learner, warmup: Callable[[Learner], SparseGradient], name:
 def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarray], SparseGradient], *,
               batch_size: int = 1, rng: np.random.Generator | None = None, epoch: int = 0,
               progress: bool | None = None, desc: str | None = None, name: str = "train",
-              warmup: Callable[[Learner], SparseGradient] | None = None) -> EpochStats:
+              warmup: Callable[[Learner], SparseGradient] | None = None, warmup_key=None) -> EpochStats:
     """One pass: for each batch, ``learner.step(batch_gradient(batch))``.
 
     ``progress`` shows a tqdm bar (``None``: only on an interactive terminal; notebooks
@@ -99,7 +100,8 @@ def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarr
     model/learner trains), replaced when the pass ends by one summary line (items,
     batches, loss, seconds).  ``warmup`` (see :func:`warm_up`) compiles the model's
     numba kernels on a tiny input first, outside the timer and before the bar starts:
-    ``seconds`` is training time only, the compilation goes to ``compile_seconds``.
+    ``seconds`` is training time only, the compilation goes to ``compile_seconds``
+    (``warmup_key``: see :func:`warm_up`'s ``key``).
     Between batches it is a safe point for Ctrl-C (see :mod:`plgraph.learn.interrupts`).
     """
     from .. import progress as P
@@ -107,7 +109,7 @@ def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarr
     desc = desc or (f"{name} epoch {epoch}" if epoch else name)
     compile_seconds = 0.0
     if warmup is not None and n_items > 0:
-        compile_seconds = warm_up(learner, warmup, name if name != "train" else desc, progress)
+        compile_seconds = warm_up(learner, warmup, name if name != "train" else desc, progress, warmup_key)
     start = time.perf_counter()
     parts = batches(n_items, batch_size, rng)
     loss = 0.0

@@ -19,8 +19,6 @@ the trace thresholds default to the released ones (0.011, 0.067).
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import time
@@ -28,15 +26,15 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..atomic import (atomic_json, atomic_savez_compressed, atomic_text, check_writable, check_writable_dir,
-                      clean_stale_temporaries)
-from ..errors import InputError, ModelFileError
-from ..learn.interrupts import check_interrupt, deferred_interrupts
-from ..lock import folder_lock
+from ..atomic import atomic_json, atomic_savez_compressed
+from ..errors import ModelFileError
+from ..learn import learner_from_state, make_learner
+from ..learn.interrupts import check_interrupt
+from ..learn.loop import (changed_options, conversion_record, read_checkpoint, refuse_resume, train_epochs,
+                          training_folder, write_checkpoint, write_curves)
+from ..learn.online import WARMUP_BATCH
 from ..modelfile import (check_array, check_crc32, check_format, check_index_range, check_keys, check_offsets,
                          check_version, content_crc32, load_json, load_npz, model_errors)
-from ..learn import learner_from_state, make_learner, run_epoch
-from ..learn.online import WARMUP_BATCH
 from .classifiers import SpineClassifier, TraceClassifier, encode
 from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data
 
@@ -117,7 +115,8 @@ def keep_threshold(mm: np.ndarray, best: float, ratio: float) -> float:
 class Pruners:
     """The three coarse models, their vocabularies and thresholds."""
 
-    def __init__(self, normaliser, tags, trace, trace_w, spine, spine_w, arc, thresholds, config, curves=None):
+    def __init__(self, normaliser, tags, trace, trace_w, spine, spine_w, arc, thresholds, config, curves=None,
+                 conversion=None):
         self.normaliser: WordNormaliser = normaliser
         self.tags: Vocabulary = tags
         self.trace: TraceClassifier = trace
@@ -128,6 +127,11 @@ class Pruners:
         self.thresholds: Thresholds = thresholds
         self.config: PrunerConfig = config
         self.curves = curves or []
+        #: the tree-to-graph conversion options of the training graphs (head rules, null
+        #: reversal, gapping shift; :meth:`plgraph.convert.ConversionOptions.as_dict`), None
+        #: if unknown (graphs not from :func:`~plgraph.convert.tree_to_graph`, or files
+        #: written before the options were recorded)
+        self.conversion = conversion
 
     # -- applying ----------------------------------------------------------------------------
     def scores(self, sds: list[SentenceData]):
@@ -164,7 +168,8 @@ class Pruners:
 
     # -- files -------------------------------------------------------------------------------
     def save(self, folder) -> None:
-        """``folder/pruners.json`` + ``trace.npz`` + ``spine.npz``; the arc model in ``folder/arc``."""
+        """``folder/pruners.json`` + ``trace.npz`` + ``spine.npz``; the arc model in ``folder/arc``.
+        ``pruners.json`` records the conversion options (``conversion``, covered by its CRC)."""
         os.makedirs(folder, exist_ok=True)
         trace = {"w": self.trace_w.astype(np.float32), "allowed": self.trace.allowed}
         spine = {"w": self.spine_w.astype(np.float32), "cand_off": self.spine.cand_off,
@@ -174,7 +179,8 @@ class Pruners:
         doc = {"format": FORMAT, "format_version": FORMAT_VERSION, "version": FORMAT_VERSION, "config": asdict(self.config), "thresholds": asdict(self.thresholds),
                "normaliser": self.normaliser.to_json(), "tags": self.tags.items, "tags_unk": self.tags.unk,
                "trace_labels": self.trace.labels.items, "trace_bits": self.trace.bits,
-               "spine_labels": self.spine.labels.items, "spine_bits": self.spine.bits, "curves": self.curves}
+               "spine_labels": self.spine.labels.items, "spine_bits": self.spine.bits, "curves": self.curves,
+               "conversion": self.conversion}
         doc["crc32"] = _pruners_crc(trace, spine, doc)
         _atomic_json(os.path.join(folder, "pruners.json"), doc)
 
@@ -222,9 +228,12 @@ class Pruners:
                                                                            Thresholds.__dataclass_fields__},
                                                  "thresholds"))
             normaliser = WordNormaliser.from_json(doc["normaliser"])
+            conversion = doc.get("conversion")
+            if conversion is not None and not isinstance(conversion, dict):
+                raise ModelFileError(f"'conversion' is a {type(conversion).__name__}, not an object", source=jpath)
         arc = ArcPass(DepModel.load(os.path.join(folder, "arc")))
         return cls(normaliser, tags, trace, tz["w"].astype(np.float64), spine, sz["w"].astype(np.float64), arc,
-                   thresholds, cfg, doc.get("curves", []))
+                   thresholds, cfg, doc.get("curves", []), conversion)
 
 
 #: what :meth:`Pruners.load` requires of ``pruners.json`` (key -> JSON type)
@@ -233,14 +242,16 @@ PRUNERS_JSON_KEYS = {"format": str, "config": dict, "thresholds": dict, "normali
                      "spine_bits": int}
 
 
-#: the fields of ``pruners.json`` its CRC covers (with trace.npz and spine.npz); curves are free
+#: the fields of ``pruners.json`` its CRC covers (with trace.npz and spine.npz), and ``conversion``
+#: when present (files written before it was recorded have none); curves are free
 PRUNERS_CRC_KEYS = ("format", "format_version", "config", "thresholds", "normaliser", "tags", "tags_unk",
                     "trace_labels", "trace_bits", "spine_labels", "spine_bits")
 
 
 def _pruners_crc(trace: dict, spine: dict, doc: dict) -> int:
+    keys = PRUNERS_CRC_KEYS + (("conversion",) if "conversion" in doc else ())
     return content_crc32({**{f"trace.{k}": v for k, v in trace.items()}, **{f"spine.{k}": v for k, v in spine.items()}},
-                         doc, PRUNERS_CRC_KEYS)
+                         doc, keys)
 
 
 def _check_bits(doc, path, keys) -> None:
@@ -271,99 +282,119 @@ def trace_keep(probs: np.ndarray, scores: np.ndarray, prob: float, rank: float) 
 # training
 # ---------------------------------------------------------------------------------------------
 def _log_curves(folder, curves) -> None:
-    if folder is None:
-        return
-    _atomic_json(os.path.join(folder, "curves.json"), curves)
-    buf = io.StringIO()
-    keys = sorted({k for r in curves for k in r})
-    writer = csv.DictWriter(buf, fieldnames=["model", "epoch"] + [k for k in keys if k not in ("model", "epoch")])
-    writer.writeheader()
-    writer.writerows(curves)
-    atomic_text(os.path.join(folder, "curves.csv"), buf.getvalue())
+    write_curves(folder, curves)
 
 
 CHECKPOINT_FORMAT = "plgraph-pruners-checkpoint"
 
 
-def _classifier_loop(name, clf, lrn, n_items, grad_fn, eval_fn, epochs, batch, seed, folder, curves, log, progress,
-                     first_epoch=1, warmup=None):
-    """Epochs ``first_epoch..epochs`` of one classifier; after each, the checkpoint
-    ``checkpoint-<name>-<epoch>.npz`` + ``checkpoint-<name>.json`` (pointing to it, with
-    this model's curve rows, so the curves are derivable from it), then the curves.
-    ``warmup(scratch_learner)`` compiles the kernels before epoch 1 is timed
-    (:func:`plgraph.learn.online.warm_up`)."""
-    for ep in range(first_epoch, epochs + 1):
-        rng = np.random.default_rng([seed, ep, len(name)])
-        st = run_epoch(lrn, n_items, grad_fn, batch_size=batch, rng=rng, epoch=ep, progress=progress,
-                       name=f"{name} classifier", desc=f"{name} classifier epoch {ep}/{epochs}", warmup=warmup)
-        check_interrupt()
-        record = {"model": name, "epoch": ep, "loss": st.loss, "train_seconds": round(st.seconds, 2)}
-        record.update(eval_fn(lrn.final_weights(np.float64)))
-        check_interrupt()
-        curves.append(record)
-        log(" ".join(f"{k}={v}" for k, v in record.items()))
-        if folder is not None:
-            arrays, scalars = lrn.state()
-            npz = f"checkpoint-{name}-{ep}.npz"
-            _atomic_npz(os.path.join(folder, npz), **arrays)
-            doc = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_VERSION, "model": name, "epoch": ep,
-                   "npz": npz, "learner": scalars, "config": lrn.config(), "n_weights": int(lrn.w.shape[0]),
-                   "batch": batch, "seed": seed, "curves": [r for r in curves if r.get("model") == name]}
-            doc["crc32"] = content_crc32(arrays, doc, _CHECKPOINT_CRC_KEYS)
-            _atomic_json(os.path.join(folder, f"checkpoint-{name}.json"), doc)
-            for old in os.listdir(folder):
-                if old != npz and (old == f"checkpoint-{name}.npz" or (old.startswith(f"checkpoint-{name}-")
-                                                                       and old.endswith(".npz"))):
-                    os.unlink(os.path.join(folder, old))
-            _log_curves(folder, curves)
+class _ClassifierTrainee:
+    """A trace or spine classifier as a client of :func:`plgraph.learn.loop.train_epochs`.
+
+    ``gradient(learner, batch)`` is the classifier's loss-augmented batch gradient and
+    ``evaluate_weights(w)`` its dev scores (a dict) under weights ``w``.  After each
+    epoch: the checkpoint ``checkpoint-<name>-<epoch>.npz`` + ``checkpoint-<name>.json``
+    (pointing to it, with this model's curve rows, so the curves are derivable from it),
+    then the curves of all models."""
+
+    def __init__(self, short, lrn, gradient, evaluate_weights, folder, batch, seed, conversion=None):
+        self.short, self.name, self.conversion = short, f"{short} classifier", conversion
+        self.lrn, self.gradient, self.evaluate_weights = lrn, gradient, evaluate_weights
+        self.folder, self.batch, self.seed = folder, batch, seed
+        self.warm_up_key = getattr(gradient, "__code__", gradient)     # spine and trace compile different kernels
+
+    def batch_gradient(self, batch):
+        return self.gradient(self.lrn, batch)
+
+    def warm_up(self, scratch):
+        return self.gradient(scratch, WARMUP_BATCH)
+
+    def evaluate(self, epoch, stats) -> dict:
+        record = {"model": self.short, "epoch": epoch, "loss": stats.loss, "train_seconds": round(stats.seconds, 2)}
+        record.update(self.evaluate_weights(self.lrn.final_weights(np.float64)))
+        return record
+
+    def save(self, epoch, record, history) -> None:
+        if self.folder is None:
+            return
+        lrn, name = self.lrn, self.short
+        arrays, scalars = lrn.state()
+        doc = {"model": name, "learner": scalars, "config": lrn.config(), "n_weights": int(lrn.w.shape[0]),
+               "batch": self.batch, "seed": self.seed, "curves": [r for r in history if r.get("model") == name],
+               "conversion": self.conversion}
+        write_checkpoint(self.folder, f"checkpoint-{name}", epoch, arrays, doc, format=CHECKPOINT_FORMAT,
+                         version=CHECKPOINT_VERSION, crc_keys=_CHECKPOINT_CRC_KEYS + ("conversion",), compressed=True)
+        _log_curves(self.folder, history)
+
+
+def _train_classifier(name, lrn, gradient, evaluate_weights, n_items, epochs, batch, seed, folder, curves, log,
+                      progress, first_epoch=1, conversion=None):
+    """Epochs ``first_epoch..epochs`` of classifier ``name`` (see :class:`_ClassifierTrainee`);
+    its curve rows are appended to ``curves``.  Shuffled with ``[seed, epoch, len(name)]``."""
+    trainee = _ClassifierTrainee(name, lrn, gradient, evaluate_weights, folder, batch, seed, conversion)
+    train_epochs(trainee, lrn, n_items, epochs=epochs, batch_size=batch, seed=seed, first_epoch=first_epoch,
+                 history=curves, rng_extra=(len(name),), progress=progress, log=log)
 
 
 #: what a classifier's ``checkpoint-<name>.json`` must hold
 _CHECKPOINT_KEYS = {"epoch": int, "learner": dict, "config": dict}
-#: the fields of a classifier's checkpoint JSON its CRC covers (with its .npz)
+#: the fields of a classifier's checkpoint JSON its CRC covers (with its .npz), and ``conversion``
+#: when present (checkpoints written before it was recorded have none)
 _CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "learner", "config", "n_weights",
                         "batch", "seed", "curves")
 
 
-def _resume_learner(folder, name, expected, batch=None, seed=None, old_curves=()):
+def _resume_learner(folder, name, expected, batch=None, seed=None, old_curves=(), conversion=None):
     """``(learner, first_epoch, curve_rows)`` from ``folder``'s checkpoint of
     classifier ``name`` (``(None, 1, [])`` without one).  ``expected`` is a fresh
     learner of the current configuration: the checkpoint must match its options,
-    weight count, ``batch`` and ``seed`` (else InputError naming the stored ones).
+    weight count, ``batch``, ``seed`` and the training graphs' ``conversion`` options
+    (when the checkpoint records them), else InputError naming the stored ones.
     Damaged files raise ModelFileError."""
-    path = os.path.join(folder, f"checkpoint-{name}.json") if folder is not None else None
-    if path is None or not os.path.exists(path):
+    found = None
+    if folder is not None:
+        path = os.path.join(folder, f"checkpoint-{name}.json")
+        keys = _CHECKPOINT_CRC_KEYS + (("conversion",) if _json_has(path, "conversion") else ())
+        found = read_checkpoint(folder, f"checkpoint-{name}", _CHECKPOINT_KEYS, None, format=CHECKPOINT_FORMAT,
+                                version=CHECKPOINT_VERSION, crc_keys=keys,
+                                what=f"{name} classifier checkpoint", version_what="pruner checkpoint",
+                                default_npz=f"checkpoint-{name}.npz")
+    if found is None:
         return None, 1, []
-    doc = load_json(path, _CHECKPOINT_KEYS, f"{name} classifier checkpoint")
-    if "format" in doc:
-        check_format(doc, path, CHECKPOINT_FORMAT)
-    check_version(doc, path, CHECKPOINT_VERSION, "pruner checkpoint")
-    npz = doc.get("npz", f"checkpoint-{name}.npz")
-    if not isinstance(npz, str) or os.path.basename(npz) != npz:
-        raise ModelFileError(f"checkpoint names {npz!r}, not a file of the folder", source=path)
-    arrays = load_npz(os.path.join(folder, npz), None, f"{name} classifier checkpoint")
-    check_crc32(doc, path, content_crc32(arrays, doc, _CHECKPOINT_CRC_KEYS), npz)
+    doc, arrays, path, npath = found
     stored, want = doc["config"], expected.config()
-    conflicts = [f"{k} {want[k]} (checkpoint: {stored.get(k)})" for k in want
-                 if k != "kind" and json.dumps(want[k]) != json.dumps(stored.get(k))]
+    conflicts = [f"{k} {new} (checkpoint: {old})"
+                 for k, new, old in changed_options({k: v for k, v in want.items() if k != "kind"}, stored,
+                                                    missing_differs=True)]
     if stored.get("kind") != want["kind"]:
         conflicts.insert(0, f"learner {want['kind']} (checkpoint: {stored.get('kind')})")
     for key, val in (("n_weights", int(expected.w.shape[0])), ("batch", batch), ("seed", seed)):
         if val is not None and key in doc and doc[key] != val:
             conflicts.append(f"{'weights (2**bits)' if key == 'n_weights' else key} {val} (checkpoint: {doc[key]})")
-    if conflicts:
-        shown = ", ".join(f"{k}={v}" for k, v in stored.items())
-        raise InputError(f"cannot resume the {name} classifier with other options: {'; '.join(conflicts)}. The "
-                         f"checkpoint (epoch {doc['epoch']}) was trained with {shown}"
-                         + (f", batch={doc['batch']}, seed={doc['seed']}" if "batch" in doc else "")
-                         + f"; resume with the same --{name}-* options or train into a new folder", path)
-    with model_errors(os.path.join(folder, npz), f"{name} classifier checkpoint"):
+    if "conversion" in doc and doc["conversion"] != conversion:
+        conflicts.append(f"graphs converted with {conversion} (checkpoint: {doc['conversion']})")
+    shown = ", ".join(f"{k}={v}" for k, v in stored.items())
+    refuse_resume(conflicts, doc["epoch"], shown + (f", batch={doc['batch']}, seed={doc['seed']}" if "batch" in doc
+                                                    else ""), path, what=f"{name} classifier",
+                  advice=f"Resume with the same --{name}-* options, or train into a new folder")
+    with model_errors(npath, f"{name} classifier checkpoint"):
         lrn = learner_from_state(stored, int(expected.w.shape[0]), arrays, doc["learner"])
     rows = doc.get("curves")
     if not isinstance(rows, list):      # checkpoints written before the curves went into them
         rows = [r for r in old_curves if isinstance(r, dict) and r.get("model") == name]
     rows = [r for r in rows if isinstance(r, dict) and isinstance(r.get("epoch"), int) and r["epoch"] <= doc["epoch"]]
     return lrn, doc["epoch"] + 1, rows
+
+
+def _json_has(path, key) -> bool:
+    """Whether the JSON object in ``path`` has ``key`` (False if it cannot be read:
+    reading it properly then reports the damage)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and key in doc
 
 
 def _arc_row(rec) -> dict:
@@ -429,16 +460,14 @@ def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig
     once) and cleared of the temporaries of killed runs.  ``resume=True`` continues each
     model from its checkpoint, whose options must match ``config`` (else InputError);
     the training curves are rebuilt from the checkpoints.  Ctrl-C stops at the next
-    safe point (:mod:`plgraph.learn.interrupts`)."""
-    if model_dir is None:
-        with deferred_interrupts():
-            return _train_pruners(train_graphs, dev_graphs, None, config, resume, progress, log)
-    check_writable_dir(model_dir)
-    for name in PRUNERS_FILES:
-        check_writable(os.path.join(model_dir, name))
-    check_writable_dir(os.path.join(model_dir, "arc"))
-    with folder_lock(model_dir, "pruner model folder", reentrant=True), deferred_interrupts():
-        clean_stale_temporaries(model_dir)
+    safe point (:mod:`plgraph.learn.interrupts`).  Every model's epochs run in
+    :func:`plgraph.learn.loop.train_epochs`.
+
+    The conversion options the graphs were made with (head rules, null reversal,
+    gapping shift: ``Graph.options``) are recorded in ``pruners.json`` and in the arc
+    model's ``model.json`` (``info["conversion"]``), and are :attr:`Pruners.conversion`;
+    graphs of different options are an :class:`~plgraph.errors.InputError`."""
+    with training_folder(model_dir, PRUNERS_FILES, ("arc",), "pruner model folder"):
         return _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log)
 
 
@@ -448,6 +477,7 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
 
     cfg = config or PrunerConfig()
     say = log or (lambda *_: None)
+    conversion = conversion_record(train_graphs)
     tr = [sentence_data(g) for g in train_graphs]
     dv = [sentence_data(g) for g in dev_graphs]
     norm = WordNormaliser.fit([w for s in tr for w in s.words])
@@ -467,7 +497,7 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     def resumed(name, fresh, batch):
         if not resume:
             return fresh, 1
-        lrn, first, rows = _resume_learner(model_dir, name, fresh, batch, cfg.seed, old_curves)
+        lrn, first, rows = _resume_learner(model_dir, name, fresh, batch, cfg.seed, old_curves, conversion)
         curves.extend(rows)
         if lrn is not None:
             say(f"{name} classifier: resuming after epoch {first - 1}")
@@ -479,10 +509,10 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     lrn, first = resumed("spine", make_learner("adagrad", spine.n_weights, eta=cfg.spine_eta, C=cfg.spine_C,
                                                reg=cfg.spine_reg), cfg.spine_batch)
     say(f"spine classifier: {len(spine.labels)} spines, {np.mean(np.diff(spine.cand_off)):.1f} candidates per tag")
-    _classifier_loop("spine", spine, lrn, len(tr), lambda b: spine.batch_gradient(lrn, etr, gold_sp, b),
-                     lambda w: {"dev_spine_acc": round(spine_accuracy(spine, w, edv, dev_sp), 2)},
-                     cfg.spine_epochs, cfg.spine_batch, cfg.seed, model_dir, curves, say, progress, first,
-                     warmup=lambda scratch: spine.batch_gradient(scratch, etr, gold_sp, WARMUP_BATCH))
+    _train_classifier("spine", lrn, lambda learner, b: spine.batch_gradient(learner, etr, gold_sp, b),
+                      lambda w: {"dev_spine_acc": round(spine_accuracy(spine, w, edv, dev_sp), 2)},
+                      len(tr), cfg.spine_epochs, cfg.spine_batch, cfg.seed, model_dir, curves, say, progress, first,
+                      conversion)
     spine_w = lrn.final_weights(np.float64)
 
     # trace classifier
@@ -491,10 +521,9 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     lrn, first = resumed("trace", make_learner("adagrad", trace.n_weights, eta=cfg.trace_eta, C=cfg.trace_C,
                                                reg=cfg.trace_reg), cfg.trace_batch)
     say(f"trace classifier: {len(trace.labels) - 1} trace types, {int(trace.allowed.sum())} (POS pair, type) candidates")
-    _classifier_loop("trace", trace, lrn, len(tr), lambda b: trace.batch_gradient(lrn, etr, gold_tr, b),
-                     lambda w: trace_prf(trace, w, edv, dv), cfg.trace_epochs, cfg.trace_batch, cfg.seed, model_dir,
-                     curves, say, progress, first,
-                     warmup=lambda scratch: trace.batch_gradient(scratch, etr, gold_tr, WARMUP_BATCH))
+    _train_classifier("trace", lrn, lambda learner, b: trace.batch_gradient(learner, etr, gold_tr, b),
+                      lambda w: trace_prf(trace, w, edv, dv), len(tr), cfg.trace_epochs, cfg.trace_batch, cfg.seed,
+                      model_dir, curves, say, progress, first, conversion)
     trace_w = lrn.final_weights(np.float64)
 
     # arc pass (plgraph.dep)
@@ -510,10 +539,11 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     res = train_dep([dep_sentence(s, norm) for s in tr], [dep_sentence(s, norm) for s in dv], arc_dir, ARC_CONFIG,
                     learner="adagrad", learner_options={"eta": cfg.arc_eta, "C": cfg.arc_C, "reg": cfg.arc_reg},
                     epochs=cfg.arc_epochs, batch_size=cfg.arc_batch, threads=cfg.threads, seed=cfg.seed,
-                    resume=resume_arc, progress=progress, log=say, on_epoch=on_epoch, name="arc pass")
+                    resume=resume_arc, progress=progress, log=say, on_epoch=on_epoch, name="arc pass",
+                    conversion=conversion)
     check_interrupt()
     pr = Pruners(norm, tags, trace, trace_w, spine, spine_w, ArcPass(res.model),
-                 Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves)
+                 Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves, conversion)
     say(f"tuning the pruning thresholds on dev ({len(dv)} sentences: inside-outside of the arc pass, "
         f"then the trace and spine classifiers)…")
     pr.thresholds = tune_thresholds(pr, dv)

@@ -446,3 +446,10 @@ def cycle_edges(n_points, child, parent):
     for e in range(m):
         out[e] = child[e] != parent[e] and reach[parent[e], child[e]]
     return out
+
+
+# these kernels call only this module's: no other file can leave their cached code stale
+from .. import _numba_cache  # noqa: E402
+
+if NUMBA_CACHE:
+    _numba_cache.guard_cache(__file__, crossing_flags)

@@ -1,11 +1,22 @@
-"""Keep numba's on-disk cache honest across modules.
+"""Keep numba's on-disk cache honest across modules (used by every kernel module).
 
 Numba invalidates a cached kernel only when the file that *defines* it changes, not
 when an ``@njit`` function it calls (and inlines) from another module changes (numba
 docs, "cache limitations"; numba issues #1833, #9483).  :func:`guard_cache` is called
-at the top of a kernel module with the files its kernels depend on: when their
-content differs from the stamp saved beside the module's cache files, that module's
-cache files are deleted, so the next call recompiles instead of running stale code.
+at the end of a kernel module, after its last kernel, with the files its kernels
+depend on: when their content differs from the stamp saved beside the module's cache
+files, that module's cache files are deleted, so the next call recompiles instead of
+running stale code.
+
+Modules whose kernels call another module's ``@njit`` functions must call it with those
+files: ``plgraph.dep._kernels`` (``learn._kernels``, ``dep._eisner``),
+``plgraph.pruners._kernels`` (``learn._kernels``), ``plgraph.pruners._chart``
+(``dep._eisner``), and the rules modules (``rules._apply``, ``rules._chart``,
+``rules.bruteforce``).  Modules whose kernels call only their own
+(``plgraph.learn._kernels``, ``plgraph.structure._kernels``) call it with none, so that
+the call is there, to be given the file, the day a kernel starts calling another
+module's; ``plgraph.lm._kernels`` and ``plgraph.dep._eisner`` are self-contained too.
+(This lived in ``plgraph.learn._cache`` before; it is not about learning.)
 """
 from __future__ import annotations
 
