@@ -7,10 +7,15 @@ For ``n`` words (points 0..n-1, ROOT = n) enumerate every graph that
 * is acyclic and one-endpoint-crossing, and
 * contains a projective spanning tree (a possible structural tree),
 
-count each one's derivations with the chart of :mod:`plgraph.rules._chart`
-over the full, unpruned rule tables, and report every graph with zero or
+count each one's derivations with :func:`plgraph.rules._chart.count_derivations`
+(the rule-application code of :mod:`plgraph.rules._apply` the parser runs too) over
+the full, unpruned rule tables, and report every graph with zero or
 several derivations.  The thesis claims exactly one derivation for every such
 graph except those with a locked chain (and a rare B-item configuration).
+
+Cache note: :func:`_enumerate` inlines the chart, the rule-application library and the
+structure kernels; numba's cache only notices edits to this file, so the guard at the
+end purges this module's cache files when those sources change.
 """
 from __future__ import annotations
 
@@ -20,9 +25,12 @@ import numpy as np
 from numba import njit
 
 from ..config import NUMBA_CACHE
+from .. import _numba_cache
+from ..structure import _kernels as _structure_kernels
 from ..structure._kernels import crossing_flags, has_directed_cycle, has_locked_chain
-from ._chart import graph_chart
-from .tables import RuleTables, full_tables, state_letters
+from . import _apply, _chart
+from ._chart import count_derivations
+from .tables import RuleTables, full_tables
 
 
 @njit(cache=NUMBA_CACHE)
@@ -61,11 +69,10 @@ def _projective_tree_exists(adj, n):
 
 
 @njit(cache=NUMBA_CACHE)
-def _enumerate(n, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, bin_start, bin_rules, ter_start,
-               ter_rules, has_ternary, arc_in, arc_goal, arc_parent, arc_child, arc_xcreate, arc_ok, arc_start,
-               arc_rules, strict, max_report):
-    """Enumerate graphs over n words; return counts and codes of the graphs with
-    a derivation count other than one."""
+def _enumerate(n, g, strict, max_report):
+    """Enumerate graphs over n words, count each one's derivations under the rules
+    ``g`` (:meth:`RuleTables.kernel_args`); return counts and codes of the graphs
+    with a derivation count other than one."""
     npairs = n * (n - 1) // 2
     pa = np.empty(npairs, np.int64)
     pb = np.empty(npairs, np.int64)
@@ -129,10 +136,7 @@ def _enumerate(n, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, bin
             locked = False if proj else has_locked_chain(lo, hi)
             if locked:
                 n_locked += 1
-            res = graph_chart(adj, letters, comb_n, comb_keys, comb_refs, comb_goal, comb_ok, bin_start, bin_rules,
-                              ter_start, ter_rules, has_ternary, arc_in, arc_goal, arc_parent, arc_child,
-                              arc_xcreate, arc_ok, arc_start, arc_rules, strict)
-            count = res[3]
+            count = count_derivations(adj, g, strict)[3]
             if count == 1:
                 n_one += 1
                 continue
@@ -198,13 +202,14 @@ def check_all_graphs(n_words: int, tables: RuleTables | None = None, strict: boo
     if not 1 <= n_words <= 7:
         raise ValueError("n_words must be between 1 and 7 (the enumeration grows as 3^(n(n-1)/2))")
     t = tables or full_tables()
-    ix = t.index
-    res = _enumerate(n_words, state_letters(), t.comb_n, t.comb_keys, t.comb_refs, t.comb_goal,
-                     np.ones(t.n_comb, np.bool_), ix["bin_start"], ix["bin_rules"], ix["ter_start"], ix["ter_rules"],
-                     ix["has_ternary"], t.arc_in, t.arc_goal, t.arc_parent, t.arc_child, t.arc_xcreate,
-                     np.ones(t.n_arc, np.bool_), ix["arc_start"], ix["arc_rules"], strict, max_report)
+    res = _enumerate(n_words, t.kernel_args(), strict, max_report)
     n_graphs, one, zero, many, locked, locked_zero, codes, roots, counts, lockeds = res
     exceptions = [(_decode(n_words, int(c), int(r)), int(k), bool(lk))
                   for c, r, k, lk in zip(codes, roots, counts, lockeds)]
     return BruteForceReport(n_words, int(n_graphs), int(one), int(zero), int(many), int(locked), int(locked_zero),
                             exceptions)
+
+
+if NUMBA_CACHE:
+    # numba does not notice when the inlined kernels of these modules change
+    _numba_cache.guard_cache(__file__, _enumerate, _chart.__file__, _apply.__file__, _structure_kernels.__file__)

@@ -1,6 +1,6 @@
 """Derivations of graphs in the one-endpoint-crossing deduction system.
 
-:func:`derive` runs the chart kernel of :mod:`plgraph.rules._chart` on one
+:func:`derive` runs :func:`plgraph.rules._chart.count_derivations` on one
 graph and returns a :class:`Derivation`: how many derivations the graph has
 (1 for every acyclic 1EC graph without a locked chain, as the thesis claims
 and the brute-force check of :mod:`plgraph.rules.bruteforce` verifies), and
@@ -14,8 +14,8 @@ edges between the same ordered pair are one arc of the deduction system
 
 Which of the two the design notes describe — the reference's top-down
 signature lookup or a chart — does not matter for the result: the derivation is
-unique; the chart is used because the same kernel then counts derivations and
-doubles as the parser's chart later.
+unique; the chart is used because it counts derivations and applies the rules with
+the same library as the parser's chart (:mod:`plgraph.rules._apply`).
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ import numpy as np
 
 from ..graph import Graph
 from ..structure import classify_edges, representable_mask
-from ._chart import C_A, C_B, C_C, C_KEY, C_KIND, C_O, C_P, C_Q, C_RULE, KIND_ARC, KIND_COMB, graph_chart
-from .tables import RuleTables, full_tables, key_text, state_letters
+from ._chart import C_A, C_B, C_C, C_KEY, C_KIND, C_O, C_P, C_Q, C_RULE, KIND_ARC, KIND_COMB, count_derivations
+from .tables import RuleTables, full_tables, key_text
 
 
 @dataclass
@@ -110,18 +110,13 @@ def _why_not(n_points: int, edges) -> str:
     return "no derivation (not a locked chain; see the brute-force check)"
 
 
-def derive_edges(n_points: int, edges, tables: RuleTables | None = None, strict: bool = True,
-                 comb_ok=None, arc_ok=None) -> Derivation:
-    """Derive the graph with ``edges`` ((child, parent) positions, ROOT = n_points-1)."""
+def derive_edges(n_points: int, edges, tables: RuleTables | None = None, strict: bool = True) -> Derivation:
+    """Derive the graph with ``edges`` ((child, parent) positions, ROOT = n_points-1)
+    under ``tables`` (default: all rules; a pruned grammar is ``tables.subset(...)``);
+    ``strict`` applies the parser-level conditions."""
     t = tables or full_tables()
-    ix = t.index
     adj = _adjacency(n_points, edges)
-    comb_ok = np.ones(t.n_comb, np.bool_) if comb_ok is None else np.asarray(comb_ok, np.bool_)
-    arc_ok = np.ones(t.n_arc, np.bool_) if arc_ok is None else np.asarray(arc_ok, np.bool_)
-    items, _, goal, goal_count = graph_chart(
-        adj, state_letters(), t.comb_n, t.comb_keys, t.comb_refs, t.comb_goal, comb_ok, ix["bin_start"],
-        ix["bin_rules"], ix["ter_start"], ix["ter_rules"], ix["has_ternary"], t.arc_in, t.arc_goal, t.arc_parent,
-        t.arc_child, t.arc_xcreate, arc_ok, ix["arc_start"], ix["arc_rules"], strict)
+    items, _, goal, goal_count = count_derivations(adj, t.kernel_args(), strict)
     d = Derivation(n_points, set(edges), int(goal_count))
     if goal_count == 0:
         d.reason = _why_not(n_points, edges)

@@ -5,13 +5,15 @@ states; see :mod:`plgraph.rules.states`).  Combination rules are indexed by the
 keys of their first two items (a dense CSR over ``key0 * 1530 + key1``), arc rules
 by the key of the item they apply to.  External-point references are small
 integers (:data:`REF_CODES`).  :class:`RuleTables` is what the chart kernels and,
-later, the parser consume; :meth:`RuleTables.subset` gives a pruned grammar.
+later, the parser consume: :meth:`RuleTables.kernel_args` packs every array a kernel
+reads into one :class:`KernelArgs`; :meth:`RuleTables.subset` gives a pruned grammar.
 """
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,6 +51,44 @@ def state_letters() -> np.ndarray:
                 continue
             out[k, slot] = 0 if ch == "F" else (2 if ch.isupper() else 1)
     return out
+
+
+@lru_cache(maxsize=None)
+def state_direct_counts() -> np.ndarray:
+    """(90,) int64: per state, the number of direct edges among its points."""
+    return (state_letters() == 2).sum(axis=1).astype(np.int64)
+
+
+class KernelArgs(NamedTuple):
+    """Everything a chart kernel reads about the rules, as one argument (numba takes a
+    namedtuple of arrays).  Built by :meth:`RuleTables.kernel_args`; the rule arrays
+    are those of :class:`RuleTables`, the rest:
+
+    * ``letters``: :func:`state_letters`; ``n_direct``: :func:`state_direct_counts`;
+    * ``bin_start``/``bin_rules``, ``ter_start``/``ter_rules``: CSR over
+      ``key0 * N_KEYS + key1`` of the binary / ternary combination rules;
+    * ``has_ternary[key]``: some ternary rule has ``key`` as its first item;
+    * ``arc_start``/``arc_rules``: CSR over ``arc_in`` of the arc rules.
+    """
+
+    letters: np.ndarray
+    n_direct: np.ndarray
+    comb_n: np.ndarray
+    comb_keys: np.ndarray
+    comb_refs: np.ndarray
+    comb_goal: np.ndarray
+    bin_start: np.ndarray
+    bin_rules: np.ndarray
+    ter_start: np.ndarray
+    ter_rules: np.ndarray
+    has_ternary: np.ndarray
+    arc_in: np.ndarray
+    arc_goal: np.ndarray
+    arc_parent: np.ndarray
+    arc_child: np.ndarray
+    arc_xcreate: np.ndarray
+    arc_start: np.ndarray
+    arc_rules: np.ndarray
 
 
 def _csr(keys: np.ndarray, size: int):
@@ -119,6 +159,18 @@ class RuleTables:
             "arc_start": as_, "arc_rules": ao,
             "has_ternary": has_ternary,
         }
+        self._kernel_args = None
+
+    def kernel_args(self) -> KernelArgs:
+        """The arrays every chart kernel takes, packed once per tables object (see
+        :class:`KernelArgs`); a rule subset is a new tables object with its own."""
+        if self._kernel_args is None:
+            ix = self.index
+            self._kernel_args = KernelArgs(
+                state_letters(), state_direct_counts(), self.comb_n, self.comb_keys, self.comb_refs, self.comb_goal,
+                ix["bin_start"], ix["bin_rules"], ix["ter_start"], ix["ter_rules"], ix["has_ternary"], self.arc_in,
+                self.arc_goal, self.arc_parent, self.arc_child, self.arc_xcreate, ix["arc_start"], ix["arc_rules"])
+        return self._kernel_args
 
     # -- subsets and files ---------------------------------------------------------------
     def subset(self, comb_mask=None, arc_mask=None) -> "RuleTables":
