@@ -19,20 +19,11 @@ import json
 import sys
 import time
 
+from ..cliargs import positive_int
+
 
 def _progress(args):
     return args.progress if args.progress is not None else sys.stderr.isatty()
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (``0`` and negatives are errors, never "the default")."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def fraction(text: str) -> float:

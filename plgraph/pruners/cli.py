@@ -5,6 +5,8 @@ import json
 import sys
 import time
 
+from ..cliargs import positive_int
+
 
 def _progress(args):
     return args.progress if args.progress is not None else sys.stderr.isatty()
@@ -15,12 +17,6 @@ def _graphs(split, ptb, progress):
 
     c = Corpus(split, ptb, progress=progress)
     return c.graphs(), c.skipped
-
-
-def _positive_int(text: str) -> int:
-    from ..dep.cli import positive_int
-
-    return positive_int(text)
 
 
 def _train(args) -> int:
@@ -99,11 +95,11 @@ def register(sub) -> None:
     t.add_argument("--model-dir", required=True, metavar="M")
     t.add_argument("--ptb", metavar="DIR", help="full LDC treebank (train 02-21, dev 22)")
     t.add_argument("--resume", action="store_true", help="continue from the checkpoints in --model-dir")
-    t.add_argument("--limit", type=_positive_int, help="train on the first N sentences only (quick runs)")
+    t.add_argument("--limit", type=positive_int, help="train on the first N sentences only (quick runs)")
     t.add_argument("--progress", action="store_true", default=None)
     for name in ("spine_epochs", "trace_epochs", "arc_epochs", "spine_batch", "trace_batch", "arc_batch",
                  "threads"):
-        t.add_argument("--" + name.replace("_", "-"), dest=name, type=_positive_int, default=None)
+        t.add_argument("--" + name.replace("_", "-"), dest=name, type=positive_int, default=None)
     t.add_argument("--seed", dest="seed", type=int, default=None)
     for name in ("spine_eta", "spine_C", "trace_eta", "trace_C", "arc_eta", "arc_C", "arc_recall", "spine_recall",
                  "trace_prob", "trace_rank"):

@@ -5,23 +5,7 @@ import json
 import sys
 import time
 
-
-def _positive_int(text: str) -> int:
-    from ..dep.cli import positive_int
-
-    return positive_int(text)
-
-
-def _non_negative_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+from ..cliargs import non_negative_int, positive_int
 
 
 def _generate(args) -> int:
@@ -144,14 +128,14 @@ def register(sub) -> None:
     c.add_argument("--ptb", metavar="DIR", help="full LDC treebank (WSJ section folders 00-24)")
     c.add_argument("--split", default="train", choices=["all", "train", "dev", "test"])
     c.add_argument("--json", metavar="PATH", help="write the statistics as JSON")
-    c.add_argument("--top", type=_non_negative_int, default=20, help="rows of the frequency table to print")
+    c.add_argument("--top", type=non_negative_int, default=20, help="rows of the frequency table to print")
     c.add_argument("--export", metavar="PATH.npz", help="write the pruned grammar for the parser")
-    c.add_argument("--min-count", type=_non_negative_int, default=1, help="keep rules seen at least this often (with --export)")
+    c.add_argument("--min-count", type=non_negative_int, default=1, help="keep rules seen at least this often (with --export)")
     c.add_argument("--progress", action="store_true", default=None, help="show progress bars")
     c.set_defaults(func=_count)
     k = rs.add_parser("check", help="brute force: derivations of every small acyclic 1EC graph")
-    k.add_argument("--max-words", type=_positive_int, default=5)
-    k.add_argument("--show", type=_non_negative_int, default=5, help="print this many exceptional graphs per length")
+    k.add_argument("--max-words", type=positive_int, default=5)
+    k.add_argument("--show", type=non_negative_int, default=5, help="print this many exceptional graphs per length")
     k.add_argument("--no-parser-conditions", action="store_true",
                    help="without the parser's Exterval/width conditions")
     k.add_argument("--allow-exceptions", action="store_true", help="exit 0 even if some graph is not derived once")

@@ -1,0 +1,24 @@
+"""argparse types shared by the command modules."""
+from __future__ import annotations
+
+import argparse
+
+
+def _int_at_least(text: str, minimum: int, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"expected a {what} integer, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """An integer >= 1 (``0`` and negatives are errors, never "the default")."""
+    return _int_at_least(text, 1, "positive")
+
+
+def non_negative_int(text: str) -> int:
+    """An integer >= 0."""
+    return _int_at_least(text, 0, "non-negative")
