@@ -68,6 +68,66 @@ def test_arc_scores_equal_direct_enumeration(small_model, ewt_train_small):
                 assert S[h, d] == pytest.approx(got, rel=1e-5, abs=1e-4)
 
 
+def test_label_scores_max_and_argmax_are_the_arc_scores(small_model, ewt_train_small):
+    """Per-label scores from the encoded arrays: their max over labels is arc_scores'
+    best-label score (bit for bit) and their argmax its label, on real sentences;
+    labels outside the arc's candidate class, ROOT as dependent and h = d are -inf;
+    a DepSentence and its row of an Encoded batch give the same table."""
+    model, enc = small_model
+    L = len(model.labels)
+    checked = 0
+    for i in range(20):
+        S, LAB, _ = model.arc_scores(ewt_train_small[i])
+        T = model.label_scores(enc, i)
+        n = int(enc.n[i])
+        assert T.shape == (n + 1, n + 1, L)
+        assert np.array_equal(T, model.label_scores(ewt_train_small[i]))
+        assert np.isneginf(T[:, 0, :]).all()
+        assert np.isneginf(T[np.arange(n + 1), np.arange(n + 1)]).all()
+        off = ~np.eye(n + 1, dtype=bool)
+        off[:, 0] = False
+        assert np.array_equal(T.max(-1)[off], S[off])
+        assert np.array_equal(T.argmax(-1)[off], LAB[off])
+        finite = np.isfinite(T[off]).sum(-1)
+        counts = np.diff(model.lab_off)
+        assert finite.max() <= counts.max() and finite.min() >= 1
+        checked += int(off.sum())
+    assert checked > 1000
+
+
+def test_label_scores_equal_direct_enumeration_for_every_candidate(small_model, ewt_train_small):
+    """Every finite per-label score (not just the best) equals the from-scratch sum of
+    the arc's feature weights for that label."""
+    model, enc = small_model
+    w = model.weights.astype(np.float64)
+    i = 2
+    T = model.label_scores(ewt_train_small[i])
+    n = int(enc.n[i])
+    checked = 0
+    for h in range(n + 1):
+        for d in range(1, n + 1):
+            for lab in np.flatnonzero(np.isfinite(T[h, d])):
+                assert T[h, d, lab] == pytest.approx(_direct_arc_score(model, enc, i, h, d, int(lab), w),
+                                                     rel=1e-5, abs=1e-4)
+                checked += 1
+    assert checked > n * n
+
+
+def test_label_scores_root_last_is_a_permutation(small_model, ewt_train_small):
+    """root="last": word k at k - 1 and ROOT at n (the chart convention)."""
+    model, enc = small_model
+    T = model.label_scores(ewt_train_small[5])
+    U = model.label_scores(enc, 5, root="last")
+    n = int(enc.n[5])
+    assert np.array_equal(U[n, :n], T[0, 1:])          # ROOT -> word
+    assert np.array_equal(U[:n, :n], T[1:, 1:])        # word -> word
+    assert np.isneginf(U[:, n]).all()                  # nothing heads ROOT
+    with pytest.raises(IndexError):
+        model.label_scores(enc, len(enc))
+    with pytest.raises(ValueError):
+        model.label_scores(enc, 0, root="middle")
+
+
 def test_subgradient_is_the_score_difference(small_model):
     """w . (f(prediction) - f(gold)) computed from the kernel's subgradient equals the
     predicted minus the gold tree's score, sibling factors included (order 2)."""

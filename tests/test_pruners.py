@@ -170,6 +170,23 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     n = len(dev[0].words)
     assert p.cells.shape == (n + 1, n + 1) and len(p.spines) == n
     assert set(p.arcs[:, 0]) <= set(range(1, n + 1)) and (p.traces[:, 2] > 0).all()
+    # the arc pass scores from the token arrays as from the CoNLL rows it was trained on,
+    # and its per-label table's max is the best-label score
+    from plgraph.pruners.arcpass import dep_sentence
+    from plgraph.pruners.data import sentence_data
+
+    sds = [sentence_data(g) for g in dev[:6]]
+    enc = loaded.arc.encode(sds, loaded.normaliser)
+    for k, sd in enumerate(sds):
+        rows = dep_sentence(sd, loaded.normaliser, with_tree=False)
+        S = loaded.arc.scores(rows)
+        assert np.array_equal(loaded.arc.scores(enc, k), S)
+        T = loaded.arc.label_scores(enc, k)
+        m = len(sd.words)
+        off = ~np.eye(m + 1, dtype=bool)
+        off[:, 0] = False
+        assert np.array_equal(T.max(-1)[off], S[off])
+        assert np.array_equal(np.isfinite(T).sum(-1)[off], loaded.arc.allowed_label_counts(rows)[0][off])
     # resuming after the last epoch trains nothing more and gives the same thresholds
     again = train_pruners(train, dev, tmp_path / "m", cfg, resume=True)
     assert again.thresholds == pr.thresholds

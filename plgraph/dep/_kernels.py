@@ -614,6 +614,67 @@ def gold_feature_keys(row0, word0, nwords, atoms, none_sib, gheads, glabels, tse
 
 
 @njit(cache=NUMBA_CACHE)
+def label_score_table(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t, betw_t, betw_col,
+                       sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, w, n_labels, nupd,
+                       eta, C, reg):
+    """``T[h, d, l]``: the score of arc h -> d (0 = ROOT) with label l for every
+    candidate label of the arc's class, -inf elsewhere -- the per-label table behind
+    :func:`score_arcs`'s best label (same accumulators, same
+    order of additions, so ``T.max(-1)`` equals its ``S`` bit for bit).  ``nupd, eta,
+    C, reg`` are the final-weights reading arguments (0, 0.0, 0.0, 0); they are passed
+    in, not written as constants, because numba would then prune ``wread``'s float64
+    branch and subtract float32 weights in float32, unlike ``score_arcs``."""
+    q = np.zeros((0, 2))
+    u = np.zeros(0, np.int32)
+    n = nwords[i]
+    r0 = row0[i] + 1
+    PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
+    A = 1 + K + nodelevel.shape[0]
+    NC = cpos_keys.shape[0] + 1
+    HV = _token_accumulators(n, head_t, False, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
+                                eta, C, reg)
+    DV = _token_accumulators(n, dep_t, True, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
+                                eta, C, reg)
+    cidx = coarse_index(atoms, r0, n, cpos_keys)
+    nb = betw_t.shape[0]
+    locs = _between_locs(atoms, r0, n, betw_col)
+    seen = np.zeros(n + 2, np.int64)
+    stamp = 0
+    keys = np.empty(pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+    refs = np.empty(keys.shape[0], np.int64)
+    T = np.full((n + 1, n + 1, n_labels), -np.inf)
+    acc = np.empty(A)
+    for h in range(n + 1):
+        for d in range(1, n + 1):
+            if d == h:
+                continue
+            c, stamp = arc_keys(h, d, False, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs,
+                                   seen, stamp, keys)
+            m = 0
+            for j in range(c):
+                ref = filtered_lookup(table, bloom, keys[j])
+                if ref >= 0:
+                    refs[m] = ref
+                    m += 1
+            dirv = 1 if h < d else 0
+            db = dist_bucket(abs(h - d))
+            hv = HV[h, dirv, db]
+            dv = DV[d, dirv, db]
+            for a in range(A):
+                acc[a] = hv[a] + dv[a]
+            for j in range(m):
+                o = refs[j] >> BLOCK_SHIFT
+                accumulate_block(o, o + (refs[j] & BLOCK_MASK), fnode, nodelevel, K, w, q, u, nupd, eta, C, reg,
+                                 acc)
+            cls = (cidx[h] * NC + cidx[d]) * 2 + dirv
+            for j in range(lab_off[cls], lab_off[cls + 1]):
+                l = lab_list[j]
+                T[h, d, l] = label_score(acc, anc, K, l)
+    return T
+
+
+
+@njit(cache=NUMBA_CACHE)
 def max_marginals(S, SIB, order, multi_root):
     if order == 2:
         return max_marginals2(S, SIB, multi_root)

@@ -224,8 +224,29 @@ class Encoded:
         return int(self.n.shape[0])
 
 
+@dataclass
+class TokenColumns:
+    """One sentence's token columns, all :func:`encode` reads -- an array-based
+    stand-in for a :class:`~plgraph.dep.conll.DepSentence` (same attribute names), so
+    that callers holding arrays (the arc pass, :func:`plgraph.encoding.dep_tokens`)
+    need not build CoNLL rows.  ``heads``: int64 (n,), 0 = ROOT, -1 unknown;
+    ``lemmas`` / ``feats`` ``"_"`` when absent, as in CoNLL."""
+
+    forms: list
+    upos: list
+    xpos: list
+    lemmas: list
+    feats: list
+    heads: np.ndarray
+    deprels: list
+
+    def __len__(self) -> int:
+        return len(self.forms)
+
+
 def encode(sentences, label_index: dict | None = None, heads_list=None, labels_list=None) -> Encoded:
-    """Atoms (and gold heads/labels) of ``sentences``.
+    """Atoms (and gold heads/labels) of ``sentences``
+    (:class:`~plgraph.dep.conll.DepSentence` or :class:`TokenColumns` objects).
 
     ``heads_list``/``labels_list`` override the sentences' own HEAD/DEPREL (used for
     projectivised training trees); labels not in ``label_index`` become -1.

@@ -329,12 +329,46 @@ class DepModel:
         heads, labels = self.parse_encoded(enc, weights=weights)
         return [s.with_parse(h, ls) for s, (h, ls) in zip(sentences, self.decode_labels(enc, heads, labels))]
 
-    def arc_scores(self, sentence):
-        """(S, LAB, SIB) of one sentence: best-label arc scores ``S[h, d]`` (h = 0 is
-        ROOT), the best label ids ``LAB[h, d]``, and sibling scores (order 2)."""
-        enc = self.encode([sentence])
-        return KN.sentence_scores(0, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *self._struct_args(),
+    def arc_scores(self, sentence, i: int = 0):
+        """(S, LAB, SIB) of one sentence (a DepSentence, or sentence ``i`` of an
+        :class:`~plgraph.dep.features.Encoded` batch): best-label arc scores ``S[h, d]``
+        (h = 0 is ROOT), the best label ids ``LAB[h, d]``, and sibling scores (order 2)."""
+        enc, i = self._encoded(sentence, i)
+        return KN.sentence_scores(i, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *self._struct_args(),
                                   self.weights, self.config.order)
+
+    def _encoded(self, source, i):
+        """``(enc, i)`` for a DepSentence (encoded here, i = 0) or an already
+        :class:`~plgraph.dep.features.Encoded` batch and a sentence index."""
+        if isinstance(source, Encoded):
+            if not 0 <= int(i) < len(source):
+                raise IndexError(f"sentence {i} of an encoded batch of {len(source)}")
+            return source, int(i)
+        return self.encode([source]), 0
+
+    def label_scores(self, source, i: int = 0, root: str = "first") -> np.ndarray:
+        """Per-label arc scores ``T[h, d, l]`` (float64, shape (n+1, n+1, L)) of one
+        sentence: a :class:`~plgraph.dep.conll.DepSentence`, or sentence ``i`` of an
+        :class:`~plgraph.dep.features.Encoded` batch (score from arrays, no strings).
+
+        ``T[h, d, l]`` is the model's score of the arc h -> d with label id ``l``
+        (``self.labels[l]``) for every label the model's label constraint allows on
+        that arc; labels it does not allow, ``d`` = ROOT and ``h == d`` are ``-inf``.
+        So ``T.max(-1)`` is :meth:`arc_scores`' ``S`` and ``T.argmax(-1)`` its ``LAB``
+        wherever an arc exists (ties: the lowest label id among the candidates, as
+        there).  Positions: ``root="first"`` -- the CoNLL / :meth:`arc_scores`
+        convention, 0 = ROOT and word k at k; ``root="last"`` -- the chart convention
+        (the reference parser's), word k at k - 1 and ROOT at n."""
+        if root not in ("first", "last"):
+            raise ValueError("root must be 'first' or 'last'")
+        enc, i = self._encoded(source, i)
+        T = KN.label_score_table(i, enc.row0, enc.n, enc.atoms, NONE_SIB, *self._struct_args()[:18], self.weights,
+                               len(self.labels), np.int64(0), 0.0, 0.0, np.int64(0))
+        if root == "last":
+            n = int(enc.n[i])
+            perm = np.concatenate([np.arange(1, n + 1), [0]])
+            T = T[perm][:, perm]
+        return T
 
     def max_marginals(self, sentence) -> tuple[np.ndarray, float]:
         """Per-arc max-marginals ``M[h, d]`` (score of the best projective tree that

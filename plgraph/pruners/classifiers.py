@@ -15,11 +15,10 @@ give softmax probabilities over each decision's candidates for pruning.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ..learn import SparseGradient, hash_strings
+from ..encoding import TokenBatch, encode_tokens
+from ..learn import SparseGradient
 from ..learn.learners import plain_read_args
 from . import _kernels as K
 from .data import SentenceData, Vocabulary, WordNormaliser
@@ -27,27 +26,13 @@ from .data import SentenceData, Vocabulary, WordNormaliser
 NONE = "*NON*"
 
 
-@dataclass
-class Encoded:
-    """Token atoms of a list of sentences (CSR over sentences)."""
-
-    tok_off: np.ndarray
-    wh: np.ndarray
-    th: np.ndarray
-    tid: np.ndarray
-
-    def span(self, s: int) -> tuple[int, int]:
-        return int(self.tok_off[s]), int(self.tok_off[s + 1] - self.tok_off[s])
+#: the token arrays the classifier kernels read: :class:`plgraph.encoding.TokenBatch`
+Encoded = TokenBatch
 
 
 def encode(sentences: list[SentenceData], normaliser: WordNormaliser, tags: Vocabulary) -> Encoded:
-    lengths = np.array([len(s.words) for s in sentences], np.int64)
-    tok_off = np.zeros(len(sentences) + 1, np.int64)
-    np.cumsum(lengths, out=tok_off[1:])
-    words = [normaliser(w) for s in sentences for w in s.words]
-    tag_list = [t for s in sentences for t in s.tags]
-    return Encoded(tok_off, hash_strings(words), hash_strings(tag_list),
-                   np.array([tags.get(t) for t in tag_list], np.int64))
+    """The former entry point: :func:`plgraph.encoding.encode_tokens`."""
+    return encode_tokens(sentences, normaliser, tags)
 
 
 def softmax_rows(S: np.ndarray) -> np.ndarray:
@@ -111,20 +96,22 @@ class TraceClassifier(_HashedWeights):
     def build(cls, sentences: list[SentenceData], tags: Vocabulary, bits: int = 22) -> "TraceClassifier":
         labels = Vocabulary([NONE])
         for s in sentences:
-            for t in s.traces.values():
+            for t in s.trace_type:
                 labels.add(t)
         labels.freeze()
         allowed = np.zeros((len(tags), len(tags), len(labels)), np.bool_)
         for s in sentences:
-            for (c, p), t in s.traces.items():
+            for c, p, t in zip(s.trace_child.tolist(), s.trace_parent.tolist(), s.trace_type):
                 allowed[tags.get(s.tags[c]), tags.get(s.tags[p]), labels.get(t)] = True
         return cls(labels, allowed, bits)
 
     def gold_arrays(self, sentences: list[SentenceData]):
+        """CSR over sentences of the gold trace edges of known type, (child, parent)
+        sorted: ``(off, child, parent, label id)``."""
         off = [0]
         cs, ps, ls = [], [], []
         for s in sentences:
-            for (c, p), t in sorted(s.traces.items()):
+            for c, p, t in sorted(zip(s.trace_child.tolist(), s.trace_parent.tolist(), s.trace_type)):
                 lab = self.labels.get(t)
                 if lab > 0:
                     cs.append(c); ps.append(p); ls.append(lab)

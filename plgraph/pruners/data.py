@@ -1,12 +1,14 @@
 """Training data of the coarse passes, extracted from lexicalised graphs.
 
-Per sentence (words 1..n as in the graph; arrays are 0-based over words):
+Per sentence (:class:`plgraph.encoding.EncodedSentence`, built once from the graph;
+arrays are 0-based over words, ROOT after the last word):
 
 * normalised word and POS ids (:class:`Vocabulary`) — words normalised as the
   reference parser does (design notes §5.3): digits become ``0``, tokens with two
   adjacent capitals are lower-cased, and rare words map to their longest frequent
   suffix (``_ing``) or ``_UNK``;
-* the gold structural tree: head (0 = ROOT) and attachment label of every word;
+* the gold structural tree: head (chart positions, ROOT = n) and attachment label of
+  every word;
 * the gold trace edges between words (self-loops excluded: they belong to the
   spine), one per ordered pair (the parser's multiplicity limit);
 * the gold spine of every word: the spine string plus its self-loop traces,
@@ -22,9 +24,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-import numpy as np
 
-from ..graph import Graph, STRUCTURAL, TRACE
+from ..encoding import EncodedSentence, encode_graph, spine_identity  # noqa: F401  (re-exported)
+from ..graph import Graph
 
 _DIGITS = re.compile(r"[0-9]")
 _TWO_CAPS = re.compile(r"[A-Z][A-Z]")
@@ -116,37 +118,12 @@ class Vocabulary:
         return self
 
 
-def spine_identity(graph: Graph, i: int) -> str:
-    """The parser's identity of word ``i``'s spine (0-based): spine string plus
-    any self-loop traces, e.g. ``(NP_(*T*))_VP_S_(WHNP_(0))_SBAR|WHNP_0:T:NP_0:T:*T*``."""
-    loops = graph.spine_traces[i]
-    return graph.spines[i] + ("|" + "|".join(sorted(loops)) if loops else "")
-
-
-@dataclass
-class SentenceData:
-    """One sentence's arrays (0-based over words; heads 0 = ROOT, else 1-based)."""
-
-    id: str
-    words: list
-    tags: list
-    heads: np.ndarray            # (n,) gold structural head, 0 = ROOT
-    labels: list                 # (n,) gold attachment label
-    traces: dict                 # (child, parent) 0-based -> trace type
-    spines: list                 # (n,) spine identity
+#: one sentence's arrays -- since issue #14 the shared :class:`plgraph.encoding.EncodedSentence`
+#: (gold heads in chart positions as ``head``, ROOT = n; ``heads`` and ``traces`` are
+#: the former fields: dependency positions with 0 = ROOT, and a dict)
+SentenceData = EncodedSentence
 
 
 def sentence_data(graph: Graph) -> SentenceData:
-    n = len(graph.words)
-    heads = np.zeros(n, np.int64)
-    labels = [""] * n
-    traces: dict = {}
-    for c, p, k, lab, tr in zip(graph.child.tolist(), graph.parent.tolist(), graph.kind.tolist(),
-                                graph.label.tolist(), graph.trace.tolist()):
-        if k == STRUCTURAL:
-            heads[c - 1] = p
-            labels[c - 1] = lab
-        elif k == TRACE and c != p and p != 0:
-            traces.setdefault((c - 1, p - 1), tr)
-    return SentenceData(graph.id, list(graph.words), list(graph.tags), heads, labels, traces,
-                        [spine_identity(graph, i) for i in range(n)])
+    """The former entry point: :func:`plgraph.encoding.encode_graph`."""
+    return encode_graph(graph)

@@ -137,12 +137,11 @@ class Pruners:
     def scores(self, sds: list[SentenceData]):
         """Raw outputs for a list of sentences: per sentence (arc_mm, cell_mm, best,
         trace probabilities, trace scores, spine probabilities, spine candidates)."""
-        from .arcpass import dep_sentence
-
         enc = encode(sds, self.normaliser, self.tags)
+        dep = self.arc.encode(sds, self.normaliser)
         out = []
         for k, sd in enumerate(sds):
-            arc_mm, cell_mm, best = self.arc.max_marginals(dep_sentence(sd, self.normaliser, with_tree=False))
+            arc_mm, cell_mm, best = self.arc.max_marginals(dep, k)
             ts = self.trace.scores(self.trace_w, enc, k)
             tp = _softmax(ts)
             sp = _softmax(self.spine.scores(self.spine_w, enc, k))
@@ -662,7 +661,8 @@ def pruning_stats(pr: Pruners, graphs, curves: bool = False) -> dict:
     outputs = _outputs(pr, dv)
     seconds = time.perf_counter() - start
     th = pr.thresholds
-    label_counts = [pr.arc.allowed_label_counts(dep_sentence(s, pr.normaliser, with_tree=False)) for s in dv]
+    dep = pr.arc.encode(dv, pr.normaliser)
+    label_counts = [pr.arc.allowed_label_counts(dep, k) for k in range(len(dv))]
     arc_rec, pairs_kept, cells_kept, labelled_kept = arc_recall_at(outputs, dv, th.arc_ratio, label_counts)
     sp_rec, sp_kept_cand, sp_kept_all = spine_recall_at(pr, outputs, dv, th.spine_prob)
     sp_rec_reach = spine_recall_at(pr, outputs, dv, th.spine_prob, reachable_only=True)[0]
