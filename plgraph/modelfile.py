@@ -17,6 +17,9 @@ API
 * :func:`check_version(doc, path, expected, kind) <check_version>`: the
   ``format_version`` field (:data:`VERSION_KEY`).  **Files written before format
   versions existed have no such field and count as version 1** (:data:`DEFAULT_VERSION`).
+* :func:`load_header(path, required_keys, what, fmt, version, kind) <load_header>`:
+  :func:`load_json` + :func:`check_format` + :func:`check_version`, what every model's
+  JSON header needs.
 * :func:`content_crc32` / :func:`check_crc32`: a CRC (JSON field ``crc32``) tying a
   model's JSON fields to its arrays (JSON has no CRC of its own; npz members do).
 * :func:`model_errors(path, what) <model_errors>`: a context manager turning the
@@ -211,6 +214,17 @@ def check_format(doc: dict, path, expected: str, key: str = "format") -> None:
     if found != expected:
         raise _error(path, f"not a {expected} file ({key} is {found!r})")
 
+
+
+def load_header(path, required_keys: dict, what: str, fmt: str, version: int, kind: str) -> dict:
+    """The JSON header of a model: :func:`load_json` with ``required_keys``, the format
+    name ``fmt`` (:func:`check_format`) and the format version (:func:`check_version`;
+    a header with only the older ``version`` field counts as that version)."""
+    doc = load_json(path, required_keys, what)
+    check_format(doc, path, fmt)
+    doc.setdefault(VERSION_KEY, doc.get("version", DEFAULT_VERSION))   # "version": the name before format_version
+    check_version(doc, path, version, kind)
+    return doc
 
 #: the JSON field holding :func:`content_crc32`
 CRC_KEY = "crc32"

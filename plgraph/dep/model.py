@@ -49,8 +49,7 @@ from ..learn.labels import LabelTaxonomy, label_blocks
 from . import _kernels as KN
 from ..atomic import atomic_json as _atomic_json
 from ..atomic import atomic_savez as _atomic_savez
-from ..modelfile import (check_crc32, check_format, check_keys, check_version, content_crc32, load_json, load_npz,
-                         model_errors)
+from ..modelfile import check_crc32, check_keys, content_crc32, load_header, load_npz, model_errors
 from .features import (ARC_TEMPLATES, KIND_BETWEEN, KIND_DEP, KIND_HEAD, KIND_PAIR, KIND_SIB, NONE_SIB,
                        SIBLING_TEMPLATES, Encoded, TemplateSet, compile_templates, encode)
 from .projective import deprojectivise, projectivise_corpus
@@ -443,10 +442,8 @@ class DepModel:
         for p in (jpath, npath):
             if not os.path.exists(p):
                 raise ModelFileError(f"not a plgraph dependency model: {p} is missing", source=folder)
-        doc = load_json(jpath, MODEL_JSON_KEYS, "dependency model header")
-        check_format(doc, jpath, FORMAT)
-        doc.setdefault("format_version", doc.get("version", 1))   # "version": the name before format_version
-        check_version(doc, jpath, FORMAT_VERSION, "dependency model")
+        doc = load_header(jpath, MODEL_JSON_KEYS, "dependency model header", FORMAT, FORMAT_VERSION,
+                          "dependency model")
         arrays = load_npz(npath, MODEL_ARRAYS, "dependency model weights")
         check_crc32(doc, jpath, content_crc32(arrays, doc, MODEL_CRC_KEYS), "the model.npz beside it")
         with model_errors(npath, "dependency model"):

@@ -33,8 +33,8 @@ from ..learn.interrupts import check_interrupt
 from ..learn.loop import (changed_options, conversion_record, read_checkpoint, refuse_resume, train_epochs,
                           training_folder, write_checkpoint, write_curves)
 from ..learn.online import WARMUP_BATCH
-from ..modelfile import (check_array, check_crc32, check_format, check_index_range, check_keys, check_offsets,
-                         check_version, content_crc32, load_json, load_npz, model_errors)
+from ..modelfile import (check_array, check_crc32, check_index_range, check_keys, check_offsets, content_crc32,
+                         load_header, load_json, load_npz, model_errors)
 from .classifiers import SpineClassifier, TraceClassifier, encode
 from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data
 
@@ -196,10 +196,7 @@ class Pruners:
         jpath = os.path.join(folder, "pruners.json")
         if not os.path.exists(jpath):
             raise ModelFileError(f"not a plgraph pruner model folder: {jpath} is missing", source=folder)
-        doc = load_json(jpath, PRUNERS_JSON_KEYS, "pruner models header")
-        check_format(doc, jpath, FORMAT)
-        doc.setdefault("format_version", doc.get("version", 1))   # "version": the name before format_version
-        check_version(doc, jpath, FORMAT_VERSION, "pruner models")
+        doc = load_header(jpath, PRUNERS_JSON_KEYS, "pruner models header", FORMAT, FORMAT_VERSION, "pruner models")
         tpath, spath = os.path.join(folder, "trace.npz"), os.path.join(folder, "spine.npz")
         tz = load_npz(tpath, {"w": (1, "f"), "allowed": (3, "b")}, "trace classifier")
         sz = load_npz(spath, {"w": (1, "f"), "cand_off": (1, "iu"), "cand_lab": (1, "iu")}, "spine classifier")
