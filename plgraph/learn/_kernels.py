@@ -250,6 +250,19 @@ def wread(w, q, u, n, eta, C, reg, e):
     return w[e]
 
 
+@njit(cache=NUMBA_CACHE, inline="always")
+def wpeek(w, q, u, n, eta, C, reg, e):
+    """Weight ``e`` caught up to update ``n`` *without* writing it back: what
+    :func:`wread` returns, safe for kernels that read weights from several threads at
+    once (a write-back can be seen half done -- the new time stamp with the old weight --
+    by a concurrent reader, which makes training depend on thread timing).  The catch-up
+    is written back by the next update of the weight (:func:`adagrad_step`) or by
+    :func:`catchup_all`."""
+    if reg == 0 or u[e] == n:
+        return w[e]
+    return catchup_value(w[e], q[e, 0], n - u[e], eta, C, reg)
+
+
 @njit(cache=NUMBA_CACHE)
 def wread_many(w, q, u, n, eta, C, reg, idx):
     """:func:`wread` of every index in ``idx`` (what a decoder reading them would see)."""

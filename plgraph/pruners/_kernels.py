@@ -3,10 +3,11 @@
 Features are hashed: a template's atoms are combined into a 64-bit key
 (:func:`plgraph.learn._kernels.combine`), and the weight of (feature, label) is
 at ``mix64(combine(key, label + 1)) & mask`` in a flat weight vector of size
-``mask + 1``.  Weights are read through :func:`plgraph.learn._kernels.wread`
-(AdaGrad's lazy catch-up).  Sentences of a mini-batch are decoded in parallel
-(``prange``); each writes its share of the summed subgradient into its own
-slice of the output.
+``mask + 1``.  Weights are read through :func:`plgraph.learn._kernels.wpeek`
+(AdaGrad's lazy catch-up, not written back: sentences of a mini-batch are decoded in
+parallel (``prange``) and a write-back could be seen half done by another thread, making
+training depend on thread timing); each sentence writes its share of the summed
+subgradient into its own slice of the output.
 
 Token atoms per corpus (concatenated over sentences, ``tok_off`` CSR): ``wh``
 normalised-word hash, ``th`` tag hash, ``tid`` small tag id.
@@ -17,7 +18,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..config import NUMBA_CACHE
-from ..learn._kernels import combine, mix64, wread
+from ..learn._kernels import combine, mix64, wpeek
 
 # distinct template ids (any fixed distinct constants)
 _BOS = np.uint64(0x9E3779B97F4A7C15)
@@ -177,7 +178,7 @@ def windex(key, label, mask):
 def score(keys, nk, label, mask, w, q, u, n, eta, C, reg):
     s = 0.0
     for k in range(nk):
-        s += wread(w, q, u, n, eta, C, reg, windex(keys[k], label, mask))
+        s += wpeek(w, q, u, n, eta, C, reg, windex(keys[k], label, mask))
     return s
 
 
