@@ -127,8 +127,13 @@ def binary_external(g, r, oa, ob, p, k, q):
     """Binary combination rule ``r`` over items [p, k] (external point ``oa``) and
     [k, q] (``ob``): the goal's external point (-1 none), or NO_ITEM if the rule's
     references do not match (the caller has matched the items' keys)."""
-    ra = g.comb_refs[r, 0]
-    rb = g.comb_refs[r, 1]
+    return binary_external_refs(g.comb_refs[r, 0], g.comb_refs[r, 1], oa, ob, p, k, q)
+
+
+@njit(cache=NUMBA_CACHE)
+def binary_external_refs(ra, rb, oa, ob, p, k, q):
+    """:func:`binary_external` given the rule's reference codes ``ra``, ``rb`` (kernels
+    with hot loops pass scalars rather than the tables)."""
     if ra == REF_IPLUS and k != p + 1:
         return NO_ITEM
     if not ref_ok(ra, oa, p, k, -1, q, False) or not ref_ok(rb, ob, p, k, -1, q, False):
@@ -145,9 +150,12 @@ def binary_external(g, r, oa, ob, p, k, q):
 def ternary_external(g, r, oa, ob, oc, p, k, l, q):
     """Ternary combination rule ``r`` over [p, k], [k, l], [l, q] (external points
     ``oa``, ``ob``, ``oc``): the goal's external point (-1 none) or NO_ITEM."""
-    r0 = g.comb_refs[r, 0]
-    r1 = g.comb_refs[r, 1]
-    r2 = g.comb_refs[r, 2]
+    return ternary_external_refs(g.comb_refs[r, 0], g.comb_refs[r, 1], g.comb_refs[r, 2], oa, ob, oc, p, k, l, q)
+
+
+@njit(cache=NUMBA_CACHE)
+def ternary_external_refs(r0, r1, r2, oa, ob, oc, p, k, l, q):
+    """:func:`ternary_external` given the rule's reference codes."""
     if not (ref_ok(r0, oa, p, k, l, q, True) and ref_ok(r1, ob, p, k, l, q, True)
             and ref_ok(r2, oc, p, k, l, q, True)):
         return NO_ITEM
@@ -188,8 +196,13 @@ def arc_externals(g, r, o0, n):
 def arc_points(g, r, p, q, o):
     """(parent, child) positions of the edge arc rule ``r`` adds to an item with ends
     ``p``, ``q`` and external point ``o``; a role x with ``o = -1`` gives -1."""
-    par = g.arc_parent[r]
-    chd = g.arc_child[r]
+    return role_points(g.arc_parent[r], g.arc_child[r], p, q, o)
+
+
+@njit(cache=NUMBA_CACHE)
+def role_points(par, chd, p, q, o):
+    """(parent, child) positions of an edge between roles ``par`` and ``chd`` (0 i, 1 j,
+    2 x) of an item with ends ``p``, ``q`` and external point ``o``."""
     pp = p if par == 0 else (q if par == 1 else o)
     cc = p if chd == 0 else (q if chd == 1 else o)
     return pp, cc
@@ -200,8 +213,12 @@ def new_external_ok(g, r, o, p, q, root):
     """Parser-level conditions on the external point ``o`` that arc rule ``r`` (an
     Exterval-creating one) gives span [p, q]: ROOT only as the parent; the point just
     left of the span only if the edge touches the right end, and symmetrically."""
-    par = g.arc_parent[r]
-    chd = g.arc_child[r]
+    return new_external_ok_roles(g.arc_parent[r], g.arc_child[r], o, p, q, root)
+
+
+@njit(cache=NUMBA_CACHE)
+def new_external_ok_roles(par, chd, o, p, q, root):
+    """:func:`new_external_ok` given the arc rule's parent and child roles."""
     if o == root and par != 2:
         return False
     if o == p - 1 and par != 1 and chd != 1:

@@ -68,7 +68,11 @@ class KernelArgs(NamedTuple):
     * ``bin_start``/``bin_rules``, ``ter_start``/``ter_rules``: CSR over
       ``key0 * N_KEYS + key1`` of the binary / ternary combination rules;
     * ``has_ternary[key]``: some ternary rule has ``key`` as its first item;
-    * ``arc_start``/``arc_rules``: CSR over ``arc_in`` of the arc rules.
+    * ``arc_start``/``arc_rules``: CSR over ``arc_in`` of the arc rules;
+    * ``bin1_start``/``bin1_rules``, ``ter1_start``/``ter1_rules``: CSR over the *first*
+      item's key of the binary / ternary rules, each group sorted by the other keys (the
+      parser's chart walks a left sub-beam's rules, then looks the other children's
+      sub-beams up by key; the derivation counter does not use them).
     """
 
     letters: np.ndarray
@@ -89,6 +93,10 @@ class KernelArgs(NamedTuple):
     arc_xcreate: np.ndarray
     arc_start: np.ndarray
     arc_rules: np.ndarray
+    bin1_start: np.ndarray
+    bin1_rules: np.ndarray
+    ter1_start: np.ndarray
+    ter1_rules: np.ndarray
 
 
 def _csr(keys: np.ndarray, size: int):
@@ -97,6 +105,20 @@ def _csr(keys: np.ndarray, size: int):
     start = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(counts, out=start[1:])
     return start, order.astype(np.int64)
+
+
+def _by_first_key(rules: np.ndarray, keys: np.ndarray, refs: np.ndarray, goal: np.ndarray):
+    """CSR over ``keys[r, 0]`` of ``rules``, each group sorted by the rules' content (other
+    keys, references, goal) -- not by rule number, so that the parser's chart visits rules
+    in the same order whatever order a rule subset lists them in."""
+    keys = keys.astype(np.int64)
+    refs = refs.astype(np.int64)
+    order = np.lexsort((goal[rules], refs[rules, 2], refs[rules, 1], refs[rules, 0], keys[rules, 2], keys[rules, 1],
+                        keys[rules, 0]))
+    rules = rules[order].astype(np.int64)
+    start = np.zeros(N_KEYS + 1, np.int64)
+    np.cumsum(np.bincount(keys[rules, 0], minlength=N_KEYS), out=start[1:])
+    return start, rules
 
 
 @dataclass
@@ -153,13 +175,17 @@ class RuleTables:
         as_, ao = _csr(self.arc_in.astype(np.int64), N_KEYS)
         has_ternary = np.zeros(N_KEYS, dtype=np.bool_)
         has_ternary[self.comb_keys[ternary, 0]] = True
+        b1s, b1r = _by_first_key(binary, self.comb_keys, self.comb_refs, self.comb_goal)
+        t1s, t1r = _by_first_key(ternary, self.comb_keys, self.comb_refs, self.comb_goal)
         self.index = {
             "bin_start": bs, "bin_rules": binary[bo].astype(np.int64),
             "ter_start": ts, "ter_rules": ternary[to].astype(np.int64),
             "arc_start": as_, "arc_rules": ao,
             "has_ternary": has_ternary,
+            "bin1_start": b1s, "bin1_rules": b1r, "ter1_start": t1s, "ter1_rules": t1r,
         }
         self._kernel_args = None
+        self._projective = None
 
     def kernel_args(self) -> KernelArgs:
         """The arrays every chart kernel takes, packed once per tables object (see
@@ -169,8 +195,17 @@ class RuleTables:
             self._kernel_args = KernelArgs(
                 state_letters(), state_direct_counts(), self.comb_n, self.comb_keys, self.comb_refs, self.comb_goal,
                 ix["bin_start"], ix["bin_rules"], ix["ter_start"], ix["ter_rules"], ix["has_ternary"], self.arc_in,
-                self.arc_goal, self.arc_parent, self.arc_child, self.arc_xcreate, ix["arc_start"], ix["arc_rules"])
+                self.arc_goal, self.arc_parent, self.arc_child, self.arc_xcreate, ix["arc_start"], ix["arc_rules"],
+                ix["bin1_start"], ix["bin1_rules"], ix["ter1_start"], ix["ter1_rules"])
         return self._kernel_args
+
+    def projective(self) -> "RuleTables":
+        """The projective-tree subset of these rules (neither ``graph`` nor ``1ec``-flagged):
+        what pass 1b runs (of the full grammar: 7 combination rules, 2 arc rules).  Built
+        once per tables object."""
+        if self._projective is None:
+            self._projective = self.subset(~self.comb_graph & ~self.comb_crossing, ~self.arc_graph & ~self.arc_crossing)
+        return self._projective
 
     # -- subsets and files ---------------------------------------------------------------
     def subset(self, comb_mask=None, arc_mask=None) -> "RuleTables":
