@@ -2,16 +2,18 @@
 
 Sections: graph structure (crossings, cycles, locked chains, representability), the 1EC
 deriver, first-order Eisner max-marginals and multiclass decoding (pruners), dependency
-trees, Eisner and the learners (plgraph.dep / plgraph.learn), and the language models
+trees, Eisner and the learners (plgraph.dep / plgraph.learn), the language models
 (plgraph.lm: textbook Kneser-Ney formulas of Chen & Goodman 1998 and PLRE of seed 001,
-Eq. 33 and Algorithm 1, over dicts of word-id tuples and dense matrices).  Everything is
-plain Python over lists, dicts and small numpy arrays: no tries, flat tables or numba.
+Eq. 33 and Algorithm 1, over dicts of word-id tuples and dense matrices), and the 1EC graph
+parser (plgraph.parser: every labelled graph scored one by one).  Everything is plain
+Python over lists, dicts and small numpy arrays: no tries, flat tables or numba.
 """
 from __future__ import annotations
 
 import math
 import unicodedata
 from collections import Counter, defaultdict, deque
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 
@@ -980,3 +982,391 @@ def arpa_prob(tables, w, h):
                     lp += tables[len(c2)][c2][1]
             return 10 ** lp
     raise KeyError(w)
+
+
+# =============================================================================================
+# the 1EC graph parser (plgraph.parser): every graph the chart can build, scored one by one
+# =============================================================================================
+#: item flags (plgraph.parser._chart); an item's identity is (p, q, o, key, flags, sp, sq, so)
+ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN = 1, 2, 4, 8, 16, 32, 64
+#: weights of the Hamming loss (:func:`hamming`)
+LOSS_WEIGHTS = {"missed": 1.0, "extra": 1.0, "wrong_label": 2.0, "spine": 1.0}
+_SLOTS = ("ij", "ix", "ji", "jx", "xi", "xj")  # state letter slots: "first point has second as parent"
+
+
+@lru_cache(maxsize=None)
+def small_graphs(n):
+    """:func:`enumerate_small_graphs` computed once per process (n = 5 takes seconds), as a
+    tuple of sorted edge tuples."""
+    return tuple(tuple(g) for g in enumerate_small_graphs(n))
+
+
+def derivation_items(n, derivation):
+    """(p, q, o, key) of every item of a derivation of a graph over ``n`` words: the
+    width-1 init items ``I[w, w+1] F_F___`` (w = 0..n-1; not among the steps), then the
+    item each step builds, in the steps' (bottom-up) order."""
+    from plgraph.rules.tables import item_key
+    init = item_key("___I", "F_F___")
+    return [(w, w + 1, -1, init) for w in range(n)] + [(s.p, s.q, s.o, s.key) for s in derivation.steps]
+
+
+def direct_letter(key, a, b, p, q, o):
+    """Does point ``a`` have point ``b`` as *direct* parent in the state of an item with
+    ends p, q, external point o (-1 none) and key ``key``?  False unless both are
+    distinct visible points of the item."""
+    from plgraph.rules.tables import N_STATES, state_letters
+    role = {p: "i", q: "j"}
+    if o >= 0:
+        role[o] = "x"
+    if a not in role or b not in role or a == b:
+        return False
+    return int(state_letters()[key % N_STATES, _SLOTS.index(role[a] + role[b])]) == 2
+
+
+def item_edge_set(item, edges):
+    """The edges (child, parent) of ``edges`` an item (p, q, o, key) has built: those
+    with both ends in [p, q] or at o and at least one end strictly inside (p, q), plus
+    those between two visible points (p, q, o) whose state letter is direct."""
+    p, q, o, key = item
+    out = set()
+    for c, par in edges:
+        ends = (c, par)
+        if all(p <= v <= q or v == o for v in ends) and any(p < v < q for v in ends):
+            out.add((c, par))
+        elif direct_letter(key, c, par, p, q, o):
+            out.add((c, par))
+    return out
+
+
+def item_flags(item, built, structural, root):
+    """The flags of an item (p, q, o, key) whose built edges are ``built`` when the
+    structural (S or ST) edges of the graph are ``structural``; ``root`` = ROOT's point.
+
+    ROOT_EDGE: a built S edge into ROOT; SP_P / SP_Q / SP_O: p / q / o has its S parent
+    edge built; XS_P / XS_Q / XS_IN: a built S edge joins o and p / o and q / o and a
+    point strictly inside (p, q) (either direction)."""
+    p, q, o, _ = item
+    flags = 0
+    for c, par in built:
+        if (c, par) not in structural:
+            continue
+        if par == root:
+            flags |= ROOT_EDGE
+        if c == p:
+            flags |= SP_P
+        if c == q:
+            flags |= SP_Q
+        if o >= 0 and c == o:
+            flags |= SP_O
+        if o >= 0 and o in (c, par):
+            other = par if c == o else c
+            if other == p:
+                flags |= XS_P
+            elif other == q:
+                flags |= XS_Q
+            elif p < other < q:
+                flags |= XS_IN
+    return flags
+
+
+def derivation_tree_edges(n, derivation):
+    """For every item of ``derivation_items(n, derivation)`` (same order), the set of
+    edges the arc steps of its sub-derivation add (its own step included): the
+    derivation tree is rebuilt from the post-order step list, children being the
+    completed items on top of the stack inside the step's span (an arc step's child has
+    the step's span) and width-1 init items filling the gaps."""
+    items = derivation_items(n, derivation)
+    init_index = {it[0]: k for k, it in enumerate(items[:n])}
+    built = [set() for _ in items]           # edges per item index
+    stack = []                               # item indices of completed sub-derivations
+    for k, s in enumerate(derivation.steps, start=n):
+        if s.kind == "arc":
+            if stack and items[stack[-1]][:2] == (s.p, s.q):
+                child = stack.pop()
+            else:
+                assert s.q == s.p + 1, "an arc step's child is a built item or an init item"
+                child = init_index[s.p]
+            built[k] = built[child] | {s.edge}
+        else:
+            children = []
+            while stack and s.p <= items[stack[-1]][0] and items[stack[-1]][1] <= s.q:
+                children.insert(0, stack.pop())
+            # fill the gaps between the popped children with init items
+            full, at = [], s.p
+            for ch in children + [None]:
+                stop = s.q if ch is None else items[ch][0]
+                while at < stop:
+                    full.append(init_index[at])
+                    at += 1
+                if ch is not None:
+                    full.append(ch)
+                    at = items[ch][1]
+            assert at == s.q and len(full) in (2, 3), (s, [items[c] for c in full])
+            built[k] = set().union(*(built[c] for c in full))
+        stack.append(k)
+    assert len(stack) == 1 and items[stack[0]][:2] == (0, n), "one goal item over [0, ROOT]"
+    return built
+
+
+def structural_trees(n, edges):
+    """Every choice of one structural parent per word among ``edges`` (the graph's
+    edges, exactly one of them into ROOT = n) such that the word with the ROOT edge
+    takes ROOT and no two chosen edges cross, as a frozenset of (child, parent).  The
+    graph is acyclic, so every such choice is a tree rooted at ROOT."""
+    options = [[p for (c, p) in edges if c == w] for w in range(n)]
+    out = []
+    for parents in product(*options):
+        if sum(1 for p in parents if p == n) != 1:
+            continue
+        tree = [(w, parents[w]) for w in range(n)]
+        if any(crosses(a, b) for a in tree for b in tree):
+            continue
+        out.append(frozenset(tree))
+    return out
+
+
+def gold_edges(gold):
+    """{(c, p, kind): label} of a gold (gold_S, gold_T, gold_spine) triple (labels >= 0)."""
+    gold_S, gold_T, _ = gold
+    out = {}
+    for kind, table in (("S", gold_S), ("T", gold_T)):
+        for c, row in enumerate(table):
+            for p, label in enumerate(row):
+                if label >= 0:
+                    out[(c, p, kind)] = int(label)
+    return out
+
+
+def hamming(edges, spines, gold, weights=None):
+    """Hamming loss of a labelled graph against gold, straight from the definition.
+
+    ``edges`` = {(c, p, kind): label} (kind 'S' or 'T'; an ST edge is two entries),
+    ``spines`` = one option per word, ``gold`` = (gold_S, gold_T, gold_spine): label or
+    -1 per (c, p), and per word the gold option (-1: none of the options is gold).
+    Every predicted (c, p, kind, label) costs 0 if gold has (c, p, kind) with that
+    label, ``wrong_label`` if with another, ``extra`` if gold has no (c, p, kind); every
+    gold (c, p, kind) the prediction lacks costs ``missed``; every word whose spine
+    differs from gold costs ``spine``.  Weights default to :data:`LOSS_WEIGHTS`."""
+    w = dict(LOSS_WEIGHTS, **(weights or {}))
+    g = gold_edges(gold)
+    loss = 0.0
+    for part, label in edges.items():
+        if part not in g:
+            loss += w["extra"]
+        elif g[part] != label:
+            loss += w["wrong_label"]
+    for part in g:
+        if part not in edges:
+            loss += w["missed"]
+    gold_spine = gold[2]
+    for word, option in enumerate(spines):
+        if option != gold_spine[word]:
+            loss += w["spine"]
+    return loss
+
+
+@dataclass
+class NaiveGraph:
+    """One labelled, kinded, spined graph: ``edges`` = {(c, p, kind): label} with kind
+    'S' or 'T' (an ST edge has both entries), ``spines`` = one option per word,
+    ``score`` = model score, ``loss`` = :func:`hamming` against gold (0.0 without gold),
+    ``items`` = the identities (p, q, o, key, flags, sp, sq, so) of its derivation's
+    items.  Its objective is ``score + loss``."""
+
+    edges: dict
+    spines: tuple
+    score: float
+    loss: float
+    items: list
+
+    @property
+    def objective(self) -> float:
+        return self.score + self.loss
+
+
+@dataclass
+class NaiveResult:
+    """:meth:`NaiveGraphParser.solve`: the best objective (-inf if no graph is allowed)
+    and a graph reaching it (the first one in enumeration order; None if none),
+    max-marginals of item identities and of kinded edges (c, p, 'S'|'T'), the number
+    of kinded, spined graphs with an allowed labelling (``n_graphs``) and the number of
+    allowed labelled graphs (``n_labelled``)."""
+
+    best: float
+    best_graph: NaiveGraph | None
+    item_mm: dict
+    arc_mm: dict
+    n_graphs: int
+    n_labelled: int = 0
+
+
+@dataclass
+class _Structure:
+    """An unlabelled derivable graph with one structural tree: its edges, S edges, the
+    other (trace-only) edges, and its derivation's items as (p, q, o, key, flags)."""
+
+    edges: tuple
+    structural: frozenset
+    trace_only: tuple
+    may_carry_trace: tuple     # S edges that may also be a trace (all but the ROOT edge)
+    items: list
+
+
+class NaiveGraphParser:
+    """Brute-force twin of the 1EC graph parser over ``n`` words (ROOT = point n).
+
+    The unlabelled graphs are :func:`enumerate_small_graphs` (one ROOT edge, nothing
+    else at ROOT, at most one edge per word pair, acyclic, 1EC, with a projective
+    spanning tree) that ``tables`` derive (strict); each is derived once here.  A
+    *kinded* graph picks a structural tree (:func:`structural_trees`: every word one S
+    parent, the ROOT edge S, no crossing S edges), makes every other edge a trace (T)
+    and lets every S edge but the ROOT edge also carry a trace (ST); with
+    ``max_traces`` graphs with more trace-carrying (T or ST) edges are left out.  A
+    *spined* graph picks one spine option per word (ROOT: option 0); a *labelled*
+    graph one label per S part and per T part.
+
+    Scores (see :meth:`graphs`): S, T of shape (N, N, K, K, L) indexed
+    [child, parent, child's spine, parent's spine, label], spine_score (N, K); -inf
+    means "not allowed", and a graph with any part without a finite choice is left out.
+    ``weights`` override :data:`LOSS_WEIGHTS`.
+    """
+
+    def __init__(self, n, tables, max_traces=None, weights=None):
+        from plgraph.rules import derive_edges
+        self.n = n
+        self.root = n
+        self.max_traces = max_traces
+        self.weights = dict(LOSS_WEIGHTS, **(weights or {}))
+        self.unlabelled = []       # edges of every derivable graph
+        self.structures = []       # one per (derivable graph, structural tree)
+        for edges in small_graphs(n):
+            if max_traces is not None and len(edges) - n > max_traces:
+                continue           # every edge outside the n-edge tree is a trace
+            d = derive_edges(n + 1, edges, tables, strict=True)
+            if d.count == 0:
+                continue
+            assert d.count == 1, f"{edges}: {d.count} derivations (item sets would differ per derivation)"
+            self.unlabelled.append(edges)
+            items = derivation_items(n, d)
+            built = [item_edge_set(it, edges) for it in items]
+            for tree in structural_trees(n, edges):
+                trace_only = tuple(e for e in edges if e not in tree)
+                if max_traces is not None and len(trace_only) > max_traces:
+                    continue
+                flagged = [(*it, item_flags(it, b, tree, self.root)) for it, b in zip(items, built)]
+                carry = tuple(e for e in edges if e in tree and e[1] != self.root)
+                self.structures.append(_Structure(edges, tree, trace_only, carry, flagged))
+
+    # -- scoring -----------------------------------------------------------------------------
+    def _inputs(self, S, T, spine_score, nsp, gold):
+        S = np.asarray(S, float)
+        T = np.asarray(T, float)
+        N = self.n + 1
+        K = S.shape[2]
+        if spine_score is None:
+            spine_score = np.zeros((N, K))
+            nsp = [1] * self.n if nsp is None else nsp
+        spine_score = np.asarray(spine_score, float)
+        if nsp is None:
+            nsp = [spine_score.shape[1]] * self.n
+        nsp = [int(k) for k in nsp]
+        if len(nsp) == N:
+            assert nsp[self.n] == 1, "ROOT has exactly one spine option"
+            nsp = nsp[:self.n]
+        assert len(nsp) == self.n and all(1 <= k <= K for k in nsp), nsp
+        if gold is not None:   # plain lists: hamming reads them once per graph
+            gold = (np.asarray(gold[0]).tolist(), np.asarray(gold[1]).tolist(), [int(g) for g in gold[2]])
+        return S, T, spine_score, nsp, gold
+
+    def _labels(self, table, kind, c, p, i, j, gold):
+        """(allowed, best) labels of part (c, p, kind) with spines i (of c), j (of p):
+        every label with a finite score, and the one maximising score + its loss term
+        (:func:`hamming`'s term of this part alone; none without gold), lowest on ties
+        (None if no label is allowed)."""
+        scores = table[c, p, i, j]
+        allowed = [l for l in range(scores.shape[0]) if np.isfinite(scores[l])]
+
+        def objective(l):
+            if gold is None:
+                return scores[l]
+            g = int((gold[0] if kind == "S" else gold[1])[c][p])
+            if g < 0:
+                return scores[l] + self.weights["extra"]
+            return scores[l] + (0.0 if g == l else self.weights["wrong_label"])
+
+        best = max(allowed, key=lambda l: (objective(l), -l)) if allowed else None
+        return allowed, best
+
+    def _enumerate(self, S, T, spine_score, nsp, gold, best_only):
+        """Yield (graph, number of its kinded, spined graph's allowed labellings) for every
+        allowed labelled graph, or with ``best_only`` only the per-part best labelling of
+        every kinded, spined graph that has an allowed one."""
+        S, T, spine_score, nsp, gold = self._inputs(S, T, spine_score, nsp, gold)
+        memo = {}    # (kind, c, p, spine of c, spine of p) -> self._labels(...)
+        for st in self.structures:
+            for carry in product((False, True), repeat=len(st.may_carry_trace)):
+                traced = sorted([e for e, t in zip(st.may_carry_trace, carry) if t] + list(st.trace_only))
+                if self.max_traces is not None and len(traced) > self.max_traces:
+                    continue
+                parts = [(c, p, "S") for (c, p) in sorted(st.structural)] + [(c, p, "T") for (c, p) in traced]
+                for spines in product(*(range(k) for k in nsp)):
+                    spine_of = list(spines) + [0]          # ROOT: option 0
+                    base = sum(spine_score[w, spines[w]] for w in range(self.n))
+                    if not np.isfinite(base):
+                        continue                            # a spine option that is not allowed
+                    labels = []
+                    for c, p, kind in parts:
+                        at = (kind, c, p, spine_of[c], spine_of[p])
+                        if at not in memo:
+                            memo[at] = self._labels(S if kind == "S" else T, kind, c, p, spine_of[c], spine_of[p], gold)
+                        labels.append(memo[at])
+                    if not all(allowed for allowed, _ in labels):
+                        continue                            # a part with no allowed label
+                    n_labellings = 1
+                    for allowed, _ in labels:
+                        n_labellings *= len(allowed)
+                    items = [(p, q, o, key, flags, spine_of[p], spine_of[q], spine_of[o] if o >= 0 else -1)
+                             for (p, q, o, key, flags) in st.items]
+                    choices = [[best] if best_only else allowed for allowed, best in labels]
+                    for labelling in product(*choices):
+                        edges = dict(zip(parts, labelling))
+                        score = base + sum((S if kind == "S" else T)[c, p, spine_of[c], spine_of[p], l]
+                                           for (c, p, kind), l in edges.items())
+                        loss = 0.0 if gold is None else hamming(edges, spines, gold, self.weights)
+                        yield NaiveGraph(edges, tuple(spines), float(score), float(loss), items), n_labellings
+
+    # -- the API -------------------------------------------------------------------------------
+    def graphs(self, S, T, spine_score=None, nsp=None, gold=None, best_labels=False):
+        """Yield every allowed labelled graph as a :class:`NaiveGraph` (with
+        ``best_labels`` only the best labelling of each kinded, spined graph: per part the
+        label maximising score + its loss term).
+
+        S, T: (N, N, K, K, L) scores of structural / trace labels (L may differ between
+        them), -inf = not allowed; spine_score: (N, K) (default zeros, and then one
+        option per word), its ROOT row unused, -inf = option not allowed; nsp: options
+        per word (length n, or N with 1 for ROOT; default: spine_score's K, or all 1 when
+        spine_score is None); gold: (gold_S, gold_T, gold_spine) or None (loss 0.0)."""
+        for graph, _ in self._enumerate(S, T, spine_score, nsp, gold, best_labels):
+            yield graph
+
+    def solve(self, S, T, spine_score=None, nsp=None, gold=None) -> NaiveResult:
+        """Best objective (score + loss with gold, else score) over every allowed labelled
+        graph, with max-marginals: per item identity and per kinded edge (c, p, 'S'|'T';
+        an ST edge counts for both), the best objective of a graph that contains it.
+        Enumerates :meth:`graphs` with ``best_labels``: once the kinded, spined graph is
+        fixed the objective is a sum of per-part terms, so per-part best labels give the
+        best labelling (the self-test checks this against every labelling)."""
+        best, best_graph = -math.inf, None
+        item_mm, arc_mm = {}, {}
+        n_graphs = n_labelled = 0
+        for graph, n_labellings in self._enumerate(S, T, spine_score, nsp, gold, True):
+            n_graphs += 1
+            n_labelled += n_labellings
+            value = graph.objective
+            if value > best:
+                best, best_graph = value, graph
+            for ident in graph.items:
+                item_mm[ident] = max(item_mm.get(ident, -math.inf), value)
+            for part in graph.edges:
+                arc_mm[part] = max(arc_mm.get(part, -math.inf), value)
+        return NaiveResult(best, best_graph, item_mm, arc_mm, n_graphs, n_labelled)

@@ -1,0 +1,1391 @@
+"""Numba kernels: the graph parser's scored 1EC chart (Viterbi, sub-beams, cube pruning,
+outside scores, max-marginals, back-pointers).
+
+One kernel, :func:`chart`, serves every pass (design notes ``1ec-parser.md`` §1, §5, §6.1):
+the rule subset decides projective (pass 1b) or 1EC (passes 2 and 3); one spine option
+per point is the spine-less pass 2, several are pass 3; ``K = cube = 0`` is exhaustive
+search, ``K > 0`` keeps the best ``K`` items of every sub-beam and ``cube > 0`` pops at
+most ``cube`` combinations per cell.  Rule application -- reference codes, roles,
+external points, the parser-level conditions -- is :mod:`plgraph.rules._apply`, the
+library the derivation counter uses, so the uniqueness tests of :mod:`plgraph.rules`
+guard what this chart runs.
+
+**Positions**: words ``0..n-1``, ROOT ``n``; ``N = n + 1`` points; cells ``[p, q]``,
+``0 <= p < q <= n``, visited in CKY order (width, then left end).
+
+**Items** are rows of an int32 table (columns :data:`P` .. :data:`MODE`) with a float64
+inside score: span, external point ``o`` (-1 none), key (``span_code * 90 + state``),
+flags, the spine option of ``p``, ``q`` and ``o`` (0 where there is none), and a
+back-pointer (kind, rule, child rows; for an arc step the flat score-table index of the
+edge and its mode: structural, structural + trace, trace).  Flags:
+
+* ``ROOT_EDGE``: ROOT's one structural edge is inside the item (reference ``hasFinal``);
+* ``SP_P`` / ``SP_Q`` / ``SP_O``: the left end / right end / external point has its
+  structural parent inside the item;
+* ``XS_P`` / ``XS_Q`` / ``XS_IN``: a structural edge joins ``o`` to ``p`` / to ``q`` / to a
+  point strictly inside ``(p, q)``;
+* ``GOLD`` (not part of the identity): some gold derivation builds the item (training).
+
+An item's identity within its cell is ``(o, key, flags without GOLD, spines)``, packed
+exactly into one int64 (:func:`ident`); items with one identity are merged (max).
+
+**What the flags enforce** (the reference's ``addBinaries`` / ``addArcsForSpan`` checks, notes
+§1.3): a point becomes interior only with its structural parent; no point gets two
+structural parents; ROOT has exactly one structural child and no trace edge, and is
+never a child; shared points carry one spine; structural edges never cross.  The last is
+where this kernel follows the brute-force definition (``tests/naive.py``:
+structural edges form a projective tree) rather than the notes' one-bit ``TREE_TO_O``,
+which also refuses legal pairs of external structural edges: two structural edges first
+meet either at an arc step -- only a new edge between the two ends can cross an existing
+one, and only an external edge to an interior point (``XS_IN``) -- or at a combination,
+where only two external edges with different external points can cross, decided exactly
+from ``XS_*`` (an interior end lies strictly inside its child's span, where no other
+point of the combination lies).
+
+**Per cell**: init items (width 1: one per pair of spine options); combinations -- one
+*sub-cube* per split, rule and pair/triple of child sub-beams, popped best-first from one
+heap (at most ``cube`` pops) or all corners (``cube = 0``); compaction of the main
+sub-beams; arc stage 0 (items with no direct edge), compaction; arc stage 1 (one direct
+edge); the cell's three sub-beam indexes (notes §5.1: *main* keyed by (key, o), *L* by
+(key, o, right-end spine) for use as a left child, *R* by (key, o, left-end spine) for
+use as a right or middle child; each keeps its best ``K``); items in no index are
+dropped before the cell is copied to the permanent table, so memory is bounded by the
+beams, not by the pops.
+
+**Scores** (table layout: :class:`plgraph.parser.tables.ScoreArgs`).  Spines: an init
+item gets half of each end's spine score (the full score at point 0 and ROOT, which lie in
+one init item only), creating an external point adds its full score, and a combination
+subtracts what its children counted twice (notes §4.2; :func:`_combine`).  Arcs: an
+arc step on item ``r`` for edge ``c -> p'`` proposes the structural item
+``ins + S + rev + max(T, mT)`` (the trace rides along when ``T > mT``; outside training
+``mT = 0``: a trace needs a positive score) and the trace-only item ``ins + T + mS + rev``.
+The Hamming loss of training (notes §6.1) is charged exactly once per error: predicted
+edges and spines inside the tables; at the arc step that links a pair, the gold kinds
+``c -> p'`` not built (``mS``, ``mT``) and every gold ``p' -> c`` (``rev``); at a
+combination, every unlinked gold pair that dies there (:func:`_comb_loss`: both ends are
+points of the goal, one strictly inside its span, and no child held both with one inside);
+at an arc step that creates an external point ``o``, the gold pairs of ``o`` with the
+span's interior (they die: interior points take no more edges);
+at the goal, an unlinked gold ``0 -> ROOT``.  (The notes' "charge at the combination that
+makes an end interior, unless the other end is strictly inside a child" charges a pair
+twice when its two ends become interior in disjoint sub-derivations; the brute-force
+max-marginal test found it.)
+
+**Goal**: the best item of ``[0, n]`` with no external point, state ``J_F___`` or
+``j_F___`` and flags ``ROOT_EDGE | SP_P``.  **Outside**: every accepted hyperedge whose
+goal survives is logged (goal, children, weight); CKY order puts every hyperedge into an
+item before any that uses it, so one reverse sweep (:func:`outside`) gives outside
+scores, item max-marginals ``ins + out`` and arc max-marginals per (child, parent, kind).
+
+**Speed notes.**  Numba counts references to arrays with atomic operations whenever an
+array (or a tuple holding arrays, such as the rule and score namedtuples) is handed to a
+function that is not inlined, or unpacked inside a loop; in a chart with millions of
+steps those dominated the run time.  So :func:`chart` unpacks the namedtuples once, the
+hot helpers take plain arrays and scalars and are inlined (``inline="always"``), every
+buffer is reserved before a phase that fills it (nothing reallocates inside the loops),
+and the rule helpers of :mod:`plgraph.rules._apply` are called in their scalar forms.
+
+Cache note: the kernels inline :mod:`plgraph.rules._apply` and :mod:`plgraph.parser._beam`;
+the guard at the end purges this module's cache files when those sources change.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import _numba_cache
+from ..config import NUMBA_CACHE
+from ..rules import _apply
+from ..rules._apply import (F_F_STATE, I_SPAN, J_F_STATE, KIND_ARC, KIND_COMB, KIND_INIT, N_KEYS, N_STATES, NO_ITEM,
+                            REF_I0, REF_IPLUS, REF_J0, REF_J1, REF_J2, REF_NONE, REF_XP, X_LEFT, X_RIGHT,
+                            binary_external_refs, has_direct, interval_split_ok, j_F_STATE, new_external_ok_roles,
+                            ref_ok, role, role_points, ternary_external_refs)
+from . import _beam
+from ._beam import group_top_k, heap_pop, heap_push
+
+NEG = -np.inf
+ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN, GOLD = 1, 2, 4, 8, 16, 32, 64, 128
+ID_FLAGS = 127
+COARSE_FLAGS = ROOT_EDGE | SP_P | SP_Q   # the flags a pass-1b (coarse) identity keeps
+MODE_S, MODE_ST, MODE_T = 0, 1, 2
+O_SLOTS = 1024          # o + 1 in 0..1023: at most 1,022 words
+SPN = 1024              # spine options per point: at most 1,024
+MAX_WORDS = O_SLOTS - 2
+IX_MAIN, IX_L, IX_R = 0, 1, 2
+
+# columns of the item table
+P, Q, O, KEY, FLG, SP, SQ, SO, KIND, RULE, A, B, C, AUX, MODE = range(15)
+NCOL = 15
+# columns of the hyperedge log: ints (goal, children, pair = c * N + p' for an arc step or -1)
+# and floats (weight; for an arc step also the weight of the structural and of the trace
+# alternative used for arc max-marginals, -inf when there is none)
+LG_GOAL, LG_A, LG_B, LG_C, LG_PAIR = range(5)
+LW_W, LW_S, LW_T = range(3)
+
+
+# -- identities and storage ---------------------------------------------------------------------
+@njit(cache=NUMBA_CACHE, inline="always")
+def ident(o, key, flags, sp, sq, so):
+    """The exact int64 identity of an item within its cell (58 bits)."""
+    x = (np.int64(o) + 1) * N_KEYS + key
+    x = x * 128 + (flags & ID_FLAGS)
+    return ((x * SPN + sp) * SPN + sq) * SPN + so
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _mix(x):
+    x = x ^ (x >> 31)
+    x = x * np.int64(-7046029254386353131)
+    return x ^ (x >> 29)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _hfind(hk, hg, gen, idn):
+    """Slot of ``idn`` in the cell's open-addressing table, or the free slot for it (a slot
+    is in use when its generation ``hg`` is the current cell's ``gen``)."""
+    mask = hk.shape[0] - 1
+    h = _mix(idn) & mask
+    while hg[h] == gen and hk[h] != idn:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=NUMBA_CACHE)
+def _grow_rows(t, need):
+    if need <= t.shape[0]:
+        return t
+    b = np.empty((max(need, 2 * t.shape[0]), t.shape[1]), t.dtype)
+    b[:t.shape[0]] = t
+    return b
+
+
+@njit(cache=NUMBA_CACHE)
+def _grow_vec(v, need):
+    if need <= v.shape[0]:
+        return v
+    b = np.empty(max(need, 2 * v.shape[0]), v.dtype)
+    b[:v.shape[0]] = v
+    return b
+
+
+@njit(cache=NUMBA_CACHE)
+def _rehash(sidn, sn, gen, size):
+    """A fresh hash table of ``size`` slots (a power of two) holding scratch rows ``0..sn-1``."""
+    hk = np.empty(size, np.int64)
+    hv = np.empty(size, np.int32)
+    hg = np.zeros(size, np.int64)
+    for r in range(sn):
+        h = _hfind(hk, hg, gen, sidn[r])
+        hk[h] = sidn[r]
+        hv[h] = r
+        hg[h] = gen
+    return hk, hv, hg
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, o, key, flags, sp, sq, so, score, kind, rule, a, b, c, aux, mode,
+         gold):
+    """Add item (p, q, o, key, flags, spines) with ``score`` to the cell's scratch rows (room
+    reserved) or merge it into the row with its identity (a better score takes the
+    back-pointer; GOLD is or-ed).  Returns (sn, row)."""
+    idn = ident(o, key, flags, sp, sq, so)
+    h = _hfind(hk, hg, gen, idn)
+    if hg[h] == gen:
+        row = hv[h]
+        if score > sins[row]:
+            sins[row] = score
+            sit[row, KIND] = kind
+            sit[row, RULE] = rule
+            sit[row, A] = a
+            sit[row, B] = b
+            sit[row, C] = c
+            sit[row, AUX] = aux
+            sit[row, MODE] = mode
+        if gold:
+            sit[row, FLG] |= GOLD
+        return sn, row
+    row = sn
+    sit[row, P] = p
+    sit[row, Q] = q
+    sit[row, O] = o
+    sit[row, KEY] = key
+    sit[row, FLG] = (flags & ID_FLAGS) | (GOLD if gold else 0)
+    sit[row, SP] = sp
+    sit[row, SQ] = sq
+    sit[row, SO] = so
+    sit[row, KIND] = kind
+    sit[row, RULE] = rule
+    sit[row, A] = a
+    sit[row, B] = b
+    sit[row, C] = c
+    sit[row, AUX] = aux
+    sit[row, MODE] = mode
+    sins[row] = score
+    sidn[row] = idn
+    hk[h] = idn
+    hv[h] = row
+    hg[h] = gen
+    return sn + 1, row
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _log(slg, slw, ln, goal, a, b, c, pair, w, ws, wt):
+    """Append a hyperedge to the cell's scratch log (room reserved)."""
+    slg[ln, LG_GOAL] = goal
+    slg[ln, LG_A] = a
+    slg[ln, LG_B] = b
+    slg[ln, LG_C] = c
+    slg[ln, LG_PAIR] = pair
+    slw[ln, LW_W] = w
+    slw[ln, LW_S] = ws
+    slw[ln, LW_T] = wt
+    return ln + 1
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _is_gold(gold_off, gold_id, cell, idn):
+    for z in range(gold_off[cell], gold_off[cell + 1]):
+        if gold_id[z] == idn:
+            return True
+    return False
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _nsp(sp_off, w):
+    return sp_off[w + 1] - sp_off[w]
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _end_units(v, root):
+    """Half-units of a point's spine score an item counts for it as a span end."""
+    return 2 if v == 0 or v == root else 1
+
+
+# -- combinations -------------------------------------------------------------------------------
+@njit(cache=NUMBA_CACHE, inline="always")
+def _ref_point(ref, p, k, l, q, ternary):
+    """The external point a reference code asks of a child: a position, -1 (none), -2 (any
+    point outside the goal span: the goal's external point) or -3 (never matches)."""
+    if ref == REF_NONE or ref == REF_IPLUS:
+        return -1
+    if ref == REF_XP:
+        return -2
+    if ref == REF_I0:
+        return p
+    if ref == REF_J0:
+        return k
+    if ref == REF_J1:
+        return l if ternary else q
+    if ref == REF_J2:
+        return q
+    return -3
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _sb_lower(sb_key, lo, hi, x):
+    """First index in the sorted ``sb_key[lo:hi]`` whose key is >= ``x``."""
+    a, b = lo, hi
+    while a < b:
+        m = (a + b) // 2
+        if sb_key[m] < x:
+            a = m + 1
+        else:
+            b = m
+    return a
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _candidates(sb_key, lo, hi, key, want):
+    """Sub-beams (index range) of one cell index with item key ``key`` whose external point
+    may be ``want`` (a position or -1: the one sub-beam group; -2: every group of the
+    key, the caller filters)."""
+    if want >= -1:
+        base = (np.int64(key) * O_SLOTS + want + 1) * SPN
+        return _sb_lower(sb_key, lo, hi, base), _sb_lower(sb_key, lo, hi, base + SPN)
+    base = np.int64(key) * O_SLOTS * SPN
+    return _sb_lower(sb_key, lo, hi, base), _sb_lower(sb_key, lo, hi, base + O_SLOTS * SPN)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _linked(letters, key, pt, qt, ot, x, y):
+    """Does a child item (span pt..qt, external point ot, ``key``) hold an edge between
+    points x and y (either direction)?"""
+    rx = role(x, pt, qt, ot)
+    ry = role(y, pt, qt, ot)
+    if rx < 0 or ry < 0:
+        return False
+    st = key % N_STATES
+    return has_direct(letters, st, rx, ry) or has_direct(letters, st, ry, rx)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _gold_between(gps, N, a1, a2, b1, b2):
+    """Gold (kind, direction) edges between the points ``a1..a2-1`` and ``b1..b2-1``
+    (disjoint ranges), from the prefix sums ``gps``."""
+    if a1 >= a2 or b1 >= b2:
+        return 0
+    M = N + 1
+    return gps[a2 * M + b2] - gps[a1 * M + b2] - gps[a2 * M + b1] + gps[a1 * M + b1]
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _comb_loss(letters, gw, gps, miss, N, nc, cp, cq, co, ck, k, l, p, q, go):
+    """Missed-edge loss a combination charges (module docstring): children ``t < nc`` with
+    spans ``cp[t]..cq[t]``, external points ``co[t]``, keys ``ck[t]``; splits k (and l) over
+    the goal [p, q] with external point ``go``.
+
+    An item's *points* are its span and its external point.  A gold pair is charged at the
+    combination where it becomes *newly dead*: both ends are points of the goal, one lies
+    strictly inside the goal's span, no child holds both as points with one of them
+    strictly inside its span (then it died, or was linked, below), and it is not linked.
+    Every unlinked gold pair but (0, ROOT) dies exactly once in a derivation (an item's
+    points contain its children's, what is interior stays interior, and an arc step that
+    adds a point charges that point's pairs itself), so the telescoping sum charges it
+    once.  The cases: (A) a split and a visible point of the goal (an end, the external
+    point, the other split) -- linked iff some child holds both as visible points with a
+    direct letter between them; (A') in a ternary combination, a split and a point
+    strictly inside the child it does not touch; (B) a point strictly inside a child and a
+    goal point that child does not hold (a point strictly inside another child, an end,
+    the external point) -- never linked, since an edge's item is below the child."""
+    tot = 0
+    for si in range(nc - 1):
+        s = k if si == 0 else l
+        for j in range(4):
+            if j == 0:
+                m = p
+            elif j == 1:
+                m = q
+            elif j == 2:
+                m = go
+            else:
+                m = l if (si == 0 and nc == 3) else -1
+            if m < 0 or m == s:
+                continue
+            w = gw[s * N + m]
+            if w == 0:
+                continue
+            linked = False
+            for t in range(nc):
+                if _linked(letters, ck[t], cp[t], cq[t], co[t], s, m):
+                    linked = True
+            if not linked:
+                tot += w
+    if nc == 3:
+        if co[2] != k:
+            tot += _gold_between(gps, N, k, k + 1, l + 1, q)
+        if co[0] != l:
+            tot += _gold_between(gps, N, l, l + 1, p + 1, k)
+    for t in range(nc):
+        a1 = cp[t] + 1
+        a2 = cq[t]
+        if a1 >= a2:
+            continue
+        for u in range(t + 1, nc):
+            tot += _gold_between(gps, N, a1, a2, cp[u] + 1, cq[u])
+        for j in range(3):
+            b = p if j == 0 else (q if j == 1 else go)
+            if b < 0 or b == cp[t] or b == cq[t] or b == co[t]:
+                continue
+            tot += _gold_between(gps, N, a1, a2, b, b + 1)
+    return miss * tot
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _inner(bit, sp, sq):
+    """Doubled coordinate of the inner end of an external structural edge (bit XS_*)."""
+    if bit == XS_P:
+        return 2 * sp
+    if bit == XS_Q:
+        return 2 * sq
+    return 2 * sp + 1
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _cross(a1, b1, a2, b2):
+    if a1 > b1:
+        a1, b1 = b1, a1
+    if a2 > b2:
+        a2, b2 = b2, a2
+    return (a1 < a2 < b1 < b2) or (a2 < a1 < b2 < b1)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _combine(it, sp_off, sp_score, rows, nc, p, q, k, l, go, root, pts):
+    """The goal of combining children ``rows[:nc]`` (permanent rows) over [p, q] split at
+    k (and l), external point ``go``: returns (flags, sp, sq, so, spine correction) with
+    flags -1 when a parser-level condition fails.  ``pts`` (4, 9) is scratch: per point seen,
+    its position, structural-parent count, spine and the spine half-units counted (one 2-D
+    array rather than four: a row view per call would cost numba a reference count)."""
+    if nc == 2 and it[rows[0], O] < 0 and it[rows[1], O] < 0:
+        # two Intervals: points p, k, q; nothing external, no spine counted twice
+        fa = it[rows[0], FLG]
+        fb = it[rows[1], FLG]
+        if (fa & ROOT_EDGE) and (fb & ROOT_EDGE):
+            return -1, 0, 0, 0, 0.0
+        if ((fa & SP_Q) != 0) == ((fb & SP_P) != 0) or it[rows[0], SQ] != it[rows[1], SP]:
+            return -1, 0, 0, 0, 0.0
+        out = (fa | fb) & ROOT_EDGE
+        if fa & SP_P:
+            out |= SP_P
+        if fb & SP_Q:
+            out |= SP_Q
+        return out, it[rows[0], SP], it[rows[1], SQ], 0, 0.0
+    npt = 0
+    roots = 0
+    for t in range(nc):
+        r = rows[t]
+        f = it[r, FLG]
+        if f & ROOT_EDGE:
+            roots += 1
+        for j in range(3):
+            if j == 0:
+                v = it[r, P]
+                bit = SP_P
+                s = it[r, SP]
+                u = _end_units(v, root)
+            elif j == 1:
+                v = it[r, Q]
+                bit = SP_Q
+                s = it[r, SQ]
+                u = _end_units(v, root)
+            else:
+                v = it[r, O]
+                if v < 0:
+                    continue
+                bit = SP_O
+                s = it[r, SO]
+                u = 2
+            has = 1 if f & bit else 0
+            found = -1
+            for z in range(npt):
+                if pts[0, z] == v:
+                    found = z
+                    break
+            if found >= 0:
+                if pts[2, found] != s:
+                    return -1, 0, 0, 0, 0.0
+                pts[1, found] += has
+                pts[3, found] += u
+            else:
+                pts[0, npt] = v
+                pts[1, npt] = has
+                pts[2, npt] = s
+                pts[3, npt] = u
+                npt += 1
+    if roots > 1:
+        return -1, 0, 0, 0, 0.0
+    out = ROOT_EDGE if roots == 1 else 0
+    corr = 0.0
+    gsp = 0
+    gsq = 0
+    gso = 0
+    for z in range(npt):
+        v = pts[0, z]
+        cnt = pts[1, z]
+        if cnt > 1:
+            return -1, 0, 0, 0, 0.0
+        if v == k or (nc == 3 and v == l):
+            if cnt != 1:
+                return -1, 0, 0, 0, 0.0
+            want = 2
+        elif v == p:
+            want = _end_units(v, root)
+            gsp = pts[2, z]
+            if cnt:
+                out |= SP_P
+        elif v == q:
+            want = _end_units(v, root)
+            gsq = pts[2, z]
+            if cnt:
+                out |= SP_Q
+        elif v == go:
+            want = 2
+            gso = pts[2, z]
+            if cnt:
+                out |= SP_O
+        else:
+            return -1, 0, 0, 0, 0.0   # a child's external point the goal cannot see
+        if pts[3, z] != want:
+            corr += 0.5 * (pts[3, z] - want) * sp_score[sp_off[v] + pts[2, z]]
+    # external structural edges of children with different external points must not cross
+    for t1 in range(nc):
+        r1 = rows[t1]
+        o1 = it[r1, O]
+        x1 = it[r1, FLG] & (XS_P | XS_Q | XS_IN)
+        if o1 < 0 or x1 == 0:
+            continue
+        for t2 in range(t1 + 1, nc):
+            r2 = rows[t2]
+            o2 = it[r2, O]
+            x2 = it[r2, FLG] & (XS_P | XS_Q | XS_IN)
+            if o2 < 0 or x2 == 0 or o2 == o1:
+                continue
+            for i1 in range(3):
+                b1 = XS_P << i1
+                if not x1 & b1:
+                    continue
+                e1 = _inner(b1, it[r1, P], it[r1, Q])
+                for i2 in range(3):
+                    b2 = XS_P << i2
+                    if x2 & b2 and _cross(2 * o1, e1, 2 * o2, _inner(b2, it[r2, P], it[r2, Q])):
+                        return -1, 0, 0, 0, 0.0
+    # the goal's external structural edges: those of children sharing its external point
+    if go >= 0:
+        for t in range(nc):
+            r = rows[t]
+            if it[r, O] != go:
+                continue
+            f = it[r, FLG]
+            if f & XS_P:
+                out |= XS_P if it[r, P] == p else XS_IN
+            if f & XS_Q:
+                out |= XS_Q if it[r, Q] == q else XS_IN
+            if f & XS_IN:
+                out |= XS_IN
+    return out, gsp, gsq, gso, corr
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _spine_corr(it, sp_off, sp_score, rows, nc, root):
+    """The spine correction of :func:`_combine` alone (for cube priorities): for each
+    child's external point, what the children count beyond what the goal keeps."""
+    corr = 0.0
+    for t in range(nc):
+        o = it[rows[t], O]
+        if o < 0:
+            continue
+        seen = False
+        for t0 in range(t):
+            if it[rows[t0], O] == o:
+                seen = True
+        if seen:
+            continue
+        units = 0
+        for t2 in range(nc):
+            r2 = rows[t2]
+            if it[r2, O] == o:
+                units += 2
+            if it[r2, P] == o or it[r2, Q] == o:
+                units += _end_units(o, root)
+        # an end of the goal keeps its end units, anything else (interior, goal's o) two
+        want = 2
+        if it[rows[0], P] == o or it[rows[nc - 1], Q] == o:
+            want = _end_units(o, root)
+        if units != want:
+            corr += 0.5 * (units - want) * sp_score[sp_off[o] + it[rows[t], SO]]
+    return corr
+
+
+# -- arc steps ----------------------------------------------------------------------------------
+@njit(cache=NUMBA_CACHE, inline="always")
+def _point_spine(sit, r, rl, so_new):
+    """Spine option of the point in role ``rl`` of scratch row ``r`` (x: ``so_new``)."""
+    if rl == 0:
+        return sit[r, SP]
+    if rl == 1:
+        return sit[r, SQ]
+    return so_new
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _arc_items(sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, pair_off, st_best, miss, gold_st, gold_off,
+               gold_id, r, rule, p, q, go, gk, so, extra, cc, pp, mark_gold, log):
+    """The structural item and the trace-only item an arc step on scratch row ``r`` may
+    build (edge cc -> pp; external point ``go`` with spine option ``so``; ``extra`` is what
+    creating a new external point adds: its spine score and the gold pairs that die).
+    ``st_best`` (2, m): best structural / trace score per block entry; ``gold_st`` (2, N*N):
+    gold structural / trace edges.  Returns (sn, ln)."""
+    N = sp_off.shape[0] - 1
+    root = N - 1
+    cell = p * N + q
+    rc = role(cc, p, q, go)
+    rp = role(pp, p, q, go)
+    ic = _point_spine(sit, r, rc, so)
+    jp = _point_spine(sit, r, rp, so)
+    flat = pair_off[cc * N + pp] + ic * _nsp(sp_off, pp) + jp
+    sv = st_best[0, flat]
+    tv = st_best[1, flat]
+    m_s = miss * gold_st[0, cc * N + pp]
+    m_t = miss * gold_st[1, cc * N + pp]
+    rev = miss * (gold_st[0, pp * N + cc] + gold_st[1, pp * N + cc])
+    fl = sit[r, FLG] & ID_FLAGS
+    gold_r = mark_gold and (sit[r, FLG] & GOLD) != 0
+    base = sins[r]
+    sp_ = sit[r, SP]
+    sq_ = sit[r, SQ]
+    if sv > NEG:
+        bit = SP_P if rc == 0 else (SP_Q if rc == 1 else SP_O)
+        ok = (fl & bit) == 0
+        if pp == root and fl & ROOT_EDGE:
+            ok = False
+        if rc != 2 and rp != 2 and fl & XS_IN:
+            ok = False              # a structural edge between the ends would cross o's
+        if ok:
+            nf = fl | bit
+            if pp == root:
+                nf |= ROOT_EDGE
+            if rc == 2:
+                nf |= XS_P if rp == 0 else XS_Q
+            elif rp == 2:
+                nf |= XS_P if rc == 0 else XS_Q
+            ride = pp != root and tv > m_t
+            w = extra + sv + rev + (tv if ride else m_t)
+            wt = extra + sv + rev + tv if tv > NEG else NEG
+            gold = False
+            if gold_r and gold_st[0, cc * N + pp] != 0 and ride == (gold_st[1, cc * N + pp] != 0):
+                gold = _is_gold(gold_off, gold_id, cell, ident(go, gk, nf, sp_, sq_, so))
+            sn, row = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, go, gk, nf, sp_, sq_, so, base + w, KIND_ARC,
+                           rule, r, -1, -1, flat, MODE_ST if ride else MODE_S, gold)
+            if log:
+                ln = _log(slg, slw, ln, row, r, -1, -1, cc * N + pp, w, w, wt)
+    if tv > NEG and pp != root:
+        w = extra + tv + m_s + rev
+        gold = False
+        if gold_r and gold_st[0, cc * N + pp] == 0 and gold_st[1, cc * N + pp] != 0:
+            gold = _is_gold(gold_off, gold_id, cell, ident(go, gk, fl, sp_, sq_, so))
+        sn, row = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, go, gk, fl, sp_, sq_, so, base + w, KIND_ARC, rule, r,
+                       -1, -1, flat, MODE_T, gold)
+        if log:
+            ln = _log(slg, slw, ln, row, r, -1, -1, cc * N + pp, w, NEG, w)
+    return sn, ln
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _rank(sins, sidn, rows, m, gkey, K, keep, order):
+    """Sort scratch rows ``rows[:m]`` by (``gkey[row]``, score descending, identity) into
+    ``order[:m]`` and set ``keep[row]`` for the best ``K`` of every group (all: K <= 0);
+    :func:`plgraph.parser._beam.group_top_k` on gathered values for large ``m``."""
+    if m <= 48:
+        for i in range(m):
+            x = rows[i]
+            j = i - 1
+            while j >= 0 and _row_after(gkey, sins, sidn, order[j], x):
+                order[j + 1] = order[j]
+                j -= 1
+            order[j + 1] = x
+        z = 0
+        while z < m:
+            e = z
+            gz = gkey[order[z]]
+            while e < m and gkey[order[e]] == gz:
+                if K <= 0 or e - z < K:
+                    keep[order[e]] = True
+                e += 1
+            z = e
+        return
+    gk = np.empty(m, np.int64)
+    sc = np.empty(m, np.float64)
+    idn = np.empty(m, np.int64)
+    kp = np.zeros(m, np.bool_)
+    for i in range(m):
+        gk[i] = gkey[rows[i]]
+        sc[i] = sins[rows[i]]
+        idn[i] = sidn[rows[i]]
+    o = group_top_k(gk, sc, idn, K, kp)
+    for i in range(m):
+        order[i] = rows[o[i]]
+        if kp[o[i]]:
+            keep[rows[o[i]]] = True
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _row_after(gkey, sins, sidn, a, b):
+    if gkey[a] != gkey[b]:
+        return gkey[a] > gkey[b]
+    if sins[a] != sins[b]:
+        return sins[a] < sins[b]
+    return sidn[a] > sidn[b]
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def goal_extra(it, r, root, miss, gold_root):
+    """-inf unless row ``r`` is a goal item; else what the goal adds: the missed-edge loss
+    of an unlinked gold ``0 -> ROOT`` (state ``j_F___``; ``gold_root`` is 1 when gold has
+    that edge)."""
+    if it[r, P] != 0 or it[r, Q] != root or it[r, O] >= 0:
+        return NEG
+    key = it[r, KEY]
+    st = key % N_STATES
+    if key // N_STATES != I_SPAN or (st != J_F_STATE and st != j_F_STATE):
+        return NEG
+    if (it[r, FLG] & (ROOT_EDGE | SP_P)) != (ROOT_EDGE | SP_P):
+        return NEG
+    if st == j_F_STATE:
+        return miss * gold_root
+    return 0.0
+
+
+@njit(cache=NUMBA_CACHE)
+def _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen, extra, log):
+    """Grow the cell's scratch rows, hash table (kept at most half full) and log for
+    ``extra`` more items; called only when one of them is too small."""
+    need = sn + extra
+    sit = _grow_rows(sit, need)
+    sins = _grow_vec(sins, need)
+    sidn = _grow_vec(sidn, need)
+    if 2 * need > hk.shape[0]:
+        size = hk.shape[0]
+        while 2 * need > size:
+            size *= 2
+        hk, hv, hg = _rehash(sidn, sn, gen, size)
+    if log:
+        slg = _grow_rows(slg, ln + extra)
+        slw = _grow_rows(slw, ln + extra)
+    return sit, sins, sidn, hk, hv, hg, slg, slw
+
+
+# -- the chart ----------------------------------------------------------------------------------
+@njit(cache=NUMBA_CACHE)
+def chart(g, tb, K, cube, strict, log, mark_gold):
+    """Run the chart over one sentence.
+
+    ``g``: :meth:`RuleTables.kernel_args() <plgraph.rules.tables.RuleTables.kernel_args>`;
+    ``tb``: :class:`plgraph.parser.tables.ScoreArgs`; ``K`` items per sub-beam (0: all);
+    ``cube`` pops per cell (0: every combination); ``strict`` the parser-level conditions
+    of :mod:`plgraph.rules._apply`; ``log`` keep the hyperedge log (for :func:`outside`);
+    ``mark_gold`` set GOLD on items of the gold derivation (``tb.gold_off/gold_id``) and let
+    them bypass the coarse check.
+
+    Returns ``(it, ins, n_items, lg, lw, n_log, goal, goal_score, pops, kept)``: the kept
+    items (rows ``it[:n_items]``), the hyperedge log, the goal's row (-1: no parse) and
+    score, and per cell (``p * N + q``) the combinations popped and the items kept.
+    """
+    # the rule and score arrays, unpacked once (see the module's speed notes)
+    letters = g.letters
+    n_direct = g.n_direct
+    comb_keys = g.comb_keys
+    comb_refs = g.comb_refs
+    comb_goal = g.comb_goal
+    bin1_start = g.bin1_start
+    bin1_rules = g.bin1_rules
+    ter1_start = g.ter1_start
+    ter1_rules = g.ter1_rules
+    has_ternary = g.has_ternary
+    arc_start = g.arc_start
+    arc_rules = g.arc_rules
+    arc_parent = g.arc_parent
+    arc_child = g.arc_child
+    arc_xcreate = g.arc_xcreate
+    arc_goal = g.arc_goal
+    sp_off = tb.sp_off
+    sp_score = tb.sp_score
+    pair_off = tb.pair_off
+    st_best = np.empty((2, tb.s_best.shape[0]), np.float64)
+    st_best[0] = tb.s_best
+    st_best[1] = tb.t_best
+    miss = tb.miss
+    gold_s = tb.gold_s
+    gold_st = np.empty((2, tb.gold_s.shape[0]), np.uint8)
+    gold_st[0] = tb.gold_s
+    gold_st[1] = tb.gold_t
+    gw = tb.gw
+    gps = tb.gps
+    gold_off = tb.gold_off
+    gold_id = tb.gold_id if mark_gold else tb.gold_id[:0]
+    coarse = tb.coarse     # all bits set when pass 2 runs without the pass-1b check
+    N = sp_off.shape[0] - 1
+    root = N - 1
+    max_nsp = 1
+    for w in range(N):
+        max_nsp = max(max_nsp, _nsp(sp_off, w))
+    spines = max_nsp > 1
+    spine_scores = False      # a spine correction can be non-zero
+    for z in range(sp_score.shape[0]):
+        if sp_score[z] != 0.0:
+            spine_scores = True
+    train = miss != 0.0
+    # the permanent table of kept items and the hyperedge log
+    it = np.empty((1024, NCOL), np.int32)
+    ins = np.empty(1024, np.float64)
+    nit = 0
+    lg = np.empty((1024 if log else 1, 5), np.int32)
+    lw = np.empty((1024 if log else 1, 3), np.float64)
+    nlg = 0
+    # one cell's scratch rows, identities, hash table (by generation) and log
+    sit = np.empty((256, NCOL), np.int32)
+    sins = np.empty(256, np.float64)
+    sidn = np.empty(256, np.int64)
+    hk = np.empty(1024, np.int64)
+    hv = np.empty(1024, np.int32)
+    hg = np.zeros(1024, np.int64)
+    slg = np.empty((256, 5), np.int32)
+    slw = np.empty((256, 3), np.float64)
+    gen = 0
+    # ranking buffers: rows, per index (main, L, R) order, group keys, keep flags
+    wrow = np.empty(256, np.int64)
+    word = np.empty((3, 256), np.int64)
+    wkey = np.empty((3, 256), np.int64)
+    wkeep = np.zeros((3, 256), np.bool_)
+    perm = np.empty(256, np.int64)
+    # sub-beams: keys, first row and length in sb_rows; per cell and index, a range of them
+    sb_key = np.empty(1024, np.int64)
+    sb_lo = np.empty(1024, np.int64)
+    sb_len = np.empty(1024, np.int64)
+    nsb = 0
+    sb_rows = np.empty(4096, np.int32)
+    nsr = 0
+    ix_lo = np.zeros((3, N * N), np.int64)
+    ix_hi = np.zeros((3, N * N), np.int64)
+    pops = np.zeros(N * N, np.int64)
+    kept = np.zeros(N * N, np.int64)
+    # sub-cubes: ints (rule, arity, sub-beam a, b, c, k, l, go), floats (loss, top-corner priority)
+    cu = np.empty((256, 8), np.int64)
+    cf = np.empty((256, 2), np.float64)
+    # the cube heap: entries (priority, sub-cube, corner)
+    pri = np.empty(64, np.float64)
+    ez = np.empty(64, np.int64)
+    eix = np.empty((64, 3), np.int64)
+    heap = np.empty(64, np.int64)
+    rows3 = np.empty(3, np.int64)
+    pts = np.empty((4, 9), np.int64)
+    ccp = np.empty(3, np.int64)
+    ccq = np.empty(3, np.int64)
+    cco = np.empty(3, np.int64)
+    cck = np.empty(3, np.int64)
+    gold_root = gold_s[root] if N >= 2 else 0      # gold edge 0 -> ROOT (flat index 0 * N + root)
+    for width in range(1, N):
+        for p in range(0, N - width):
+            q = p + width
+            cell = p * N + q
+            gen += 1
+            sn = 0
+            ln = 0
+            npop = 0
+            if width == 1:
+                nini = _nsp(sp_off, p) * _nsp(sp_off, q)
+                if nini > sit.shape[0] or 2 * nini > hk.shape[0] or (log and nini > slg.shape[0]):
+                    sit, sins, sidn, hk, hv, hg, slg, slw = _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
+                                                                     nini, log)
+                up = 1.0 if p == 0 else 0.5
+                uq = 1.0 if q == root else 0.5
+                key0 = I_SPAN * N_STATES + F_F_STATE
+                for i in range(_nsp(sp_off, p)):
+                    for j in range(_nsp(sp_off, q)):
+                        gold = mark_gold and _is_gold(gold_off, gold_id, cell, ident(-1, key0, 0, i, j, 0))
+                        sn, _r = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, -1, key0, 0, i, j, 0,
+                                      up * sp_score[sp_off[p] + i] + uq * sp_score[sp_off[q] + j],
+                                      KIND_INIT, -1, -1, -1, -1, -1, 0, gold)
+            else:
+                # -- sub-cubes -------------------------------------------------------------
+                ncu = 0
+                for k in range(p + 1, q):
+                    cl = p * N + k
+                    cr = k * N + q
+                    for la in range(ix_lo[IX_L, cl], ix_hi[IX_L, cl]):
+                        lkey = sb_key[la]
+                        sk = lkey % SPN
+                        ka = (lkey // SPN) // O_SLOTS
+                        oa = (lkey // SPN) % O_SLOTS - 1
+                        ra0 = sb_rows[sb_lo[la]]
+                        # binary
+                        for ridx in range(bin1_start[ka], bin1_start[ka + 1]):
+                            rule = bin1_rules[ridx]
+                            kb = comb_keys[rule, 1]
+                            ra = comb_refs[rule, 0]
+                            rb = comb_refs[rule, 1]
+                            if strict and not interval_split_ok(ka, kb, p, k):
+                                continue
+                            if ra == REF_IPLUS and k != p + 1:
+                                continue
+                            if not ref_ok(ra, oa, p, k, -1, q, False):
+                                continue
+                            want = _ref_point(rb, p, k, -1, q, False)
+                            if want == -3:
+                                continue
+                            if want == -2 and ra == REF_XP:
+                                want = oa
+                            b0, b1 = _candidates(sb_key, ix_lo[IX_R, cr], ix_hi[IX_R, cr], kb, want)
+                            for lb in range(b0, b1):
+                                if sb_key[lb] % SPN != sk:
+                                    continue
+                                ob = (sb_key[lb] // SPN) % O_SLOTS - 1
+                                go = binary_external_refs(ra, rb, oa, ob, p, k, q)
+                                if go == NO_ITEM:
+                                    continue
+                                if ncu >= cu.shape[0]:
+                                    cu = _grow_rows(cu, ncu + 1)
+                                    cf = _grow_rows(cf, ncu + 1)
+                                cu[ncu, 0] = rule
+                                cu[ncu, 1] = 2
+                                cu[ncu, 2] = la
+                                cu[ncu, 3] = lb
+                                cu[ncu, 4] = -1
+                                cu[ncu, 5] = k
+                                cu[ncu, 6] = -1
+                                cu[ncu, 7] = go
+                                cf[ncu, 0] = 0.0
+                                if train:
+                                    ccp[0] = p
+                                    ccq[0] = k
+                                    cco[0] = oa
+                                    cck[0] = ka
+                                    ccp[1] = k
+                                    ccq[1] = q
+                                    cco[1] = ob
+                                    cck[1] = kb
+                                    cf[ncu, 0] = _comb_loss(letters, gw, gps, miss, N, 2, ccp, ccq, cco, cck, k, -1, p,
+                                                            q, go)
+                                if cube > 0:
+                                    rows3[0] = ra0
+                                    rows3[1] = sb_rows[sb_lo[lb]]
+                                    cf[ncu, 1] = ins[rows3[0]] + ins[rows3[1]] + cf[ncu, 0]
+                                    if spine_scores:
+                                        cf[ncu, 1] -= _spine_corr(it, sp_off, sp_score, rows3, 2, root)
+                                ncu += 1
+                        # ternary
+                        if not has_ternary[ka]:
+                            continue
+                        for ridx in range(ter1_start[ka], ter1_start[ka + 1]):
+                            rule = ter1_rules[ridx]
+                            kb = comb_keys[rule, 1]
+                            kc = comb_keys[rule, 2]
+                            ra = comb_refs[rule, 0]
+                            rb = comb_refs[rule, 1]
+                            rc = comb_refs[rule, 2]
+                            l_lo = k + 1
+                            l_hi = q
+                            if ra == REF_J1:
+                                if not k < oa < q:
+                                    continue
+                                l_lo = oa
+                                l_hi = oa + 1
+                            for l in range(l_lo, l_hi):
+                                if not ref_ok(ra, oa, p, k, l, q, True):
+                                    continue
+                                wb = _ref_point(rb, p, k, l, q, True)
+                                wc = _ref_point(rc, p, k, l, q, True)
+                                if wb == -3 or wc == -3:
+                                    continue
+                                cm = k * N + l
+                                cr2 = l * N + q
+                                b0, b1 = _candidates(sb_key, ix_lo[IX_R, cm], ix_hi[IX_R, cm], kb, wb)
+                                if b0 == b1:
+                                    continue
+                                c0, c1 = _candidates(sb_key, ix_lo[IX_MAIN, cr2], ix_hi[IX_MAIN, cr2], kc, wc)
+                                for lb in range(b0, b1):
+                                    if sb_key[lb] % SPN != sk:
+                                        continue
+                                    ob = (sb_key[lb] // SPN) % O_SLOTS - 1
+                                    for lc in range(c0, c1):
+                                        oc = (sb_key[lc] // SPN) % O_SLOTS - 1
+                                        go = ternary_external_refs(ra, rb, rc, oa, ob, oc, p, k, l, q)
+                                        if go == NO_ITEM:
+                                            continue
+                                        if ncu >= cu.shape[0]:
+                                            cu = _grow_rows(cu, ncu + 1)
+                                            cf = _grow_rows(cf, ncu + 1)
+                                        cu[ncu, 0] = rule
+                                        cu[ncu, 1] = 3
+                                        cu[ncu, 2] = la
+                                        cu[ncu, 3] = lb
+                                        cu[ncu, 4] = lc
+                                        cu[ncu, 5] = k
+                                        cu[ncu, 6] = l
+                                        cu[ncu, 7] = go
+                                        cf[ncu, 0] = 0.0
+                                        if train:
+                                            ccp[0] = p
+                                            ccq[0] = k
+                                            cco[0] = oa
+                                            cck[0] = ka
+                                            ccp[1] = k
+                                            ccq[1] = l
+                                            cco[1] = ob
+                                            cck[1] = kb
+                                            ccp[2] = l
+                                            ccq[2] = q
+                                            cco[2] = oc
+                                            cck[2] = kc
+                                            cf[ncu, 0] = _comb_loss(letters, gw, gps, miss, N, 3, ccp, ccq, cco, cck, k,
+                                                                    l, p, q, go)
+                                        if cube > 0:
+                                            rows3[0] = ra0
+                                            rows3[1] = sb_rows[sb_lo[lb]]
+                                            rows3[2] = sb_rows[sb_lo[lc]]
+                                            cf[ncu, 1] = ins[rows3[0]] + ins[rows3[1]] + ins[rows3[2]] + cf[ncu, 0]
+                                            if spine_scores:
+                                                cf[ncu, 1] -= _spine_corr(it, sp_off, sp_score, rows3, 3, root)
+                                        ncu += 1
+                # -- combinations: every corner, or best-first from one heap ---------------
+                if cube <= 0:
+                    total = 0
+                    for z in range(ncu):
+                        total += sb_len[cu[z, 2]] * sb_len[cu[z, 3]] * (sb_len[cu[z, 4]] if cu[z, 1] == 3 else 1)
+                else:
+                    total = cube
+                if sn + total > sit.shape[0] or 2 * (sn + total) > hk.shape[0] or (log and ln + total > slg.shape[0]):
+                    sit, sins, sidn, hk, hv, hg, slg, slw = _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
+                                                                     total, log)
+                if cube <= 0:
+                    for z in range(ncu):
+                        ar = cu[z, 1]
+                        na = sb_len[cu[z, 2]]
+                        nb = sb_len[cu[z, 3]]
+                        nc_ = sb_len[cu[z, 4]] if ar == 3 else 1
+                        for ia in range(na):
+                            for ib in range(nb):
+                                for ic in range(nc_):
+                                    npop += 1
+                                    rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ia]
+                                    rows3[1] = sb_rows[sb_lo[cu[z, 3]] + ib]
+                                    rows3[2] = sb_rows[sb_lo[cu[z, 4]] + ic] if ar == 3 else -1
+                                    sn, ln = _pop(it, ins, sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off,
+                                                  sp_score, gold_off, gold_id, coarse, rows3, pts, cu[z, 0],
+                                                  comb_goal[cu[z, 0]], ar, cu[z, 5], cu[z, 6], cu[z, 7], cf[z, 0], p,
+                                                  q, log)
+                else:
+                    nsel = ncu
+                    sel = np.empty(0, np.int64)
+                    if ncu > cube:
+                        negp = np.empty(ncu, np.float64)
+                        for z in range(ncu):
+                            negp[z] = -cf[z, 1]
+                        sel = np.sort(np.argsort(negp, kind="mergesort")[:cube])
+                        nsel = cube
+                    cap = nsel + 3 * cube + 3
+                    if cap > pri.shape[0]:
+                        pri = np.empty(cap, np.float64)
+                        ez = np.empty(cap, np.int64)
+                        eix = np.empty((cap, 3), np.int64)
+                        heap = np.empty(cap, np.int64)
+                    hn = 0
+                    ne = 0
+                    for zz in range(nsel):
+                        z = sel[zz] if ncu > cube else zz
+                        pri[ne] = cf[z, 1]
+                        ez[ne] = z
+                        eix[ne, 0] = 0
+                        eix[ne, 1] = 0
+                        eix[ne, 2] = 0
+                        hn = heap_push(heap, hn, pri, ne)
+                        ne += 1
+                    while hn > 0 and npop < cube:
+                        x, hn = heap_pop(heap, hn, pri)
+                        z = ez[x]
+                        ia = eix[x, 0]
+                        ib = eix[x, 1]
+                        ic = eix[x, 2]
+                        npop += 1
+                        ar = cu[z, 1]
+                        rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ia]
+                        rows3[1] = sb_rows[sb_lo[cu[z, 3]] + ib]
+                        rows3[2] = sb_rows[sb_lo[cu[z, 4]] + ic] if ar == 3 else -1
+                        sn, ln = _pop(it, ins, sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, sp_score,
+                                      gold_off, gold_id, coarse, rows3, pts, cu[z, 0], comb_goal[cu[z, 0]], ar, cu[z, 5],
+                                      cu[z, 6], cu[z, 7], cf[z, 0], p, q, log)
+                        # successors: each corner has one predecessor (a first, then b, then c)
+                        for axis in range(3):
+                            if axis == 1 and ia != 0:
+                                break
+                            if axis == 2 and (ia != 0 or ib != 0 or ar == 2):
+                                break
+                            ja = ia + (1 if axis == 0 else 0)
+                            jb = ib + (1 if axis == 1 else 0)
+                            jc = ic + (1 if axis == 2 else 0)
+                            if ja >= sb_len[cu[z, 2]] or jb >= sb_len[cu[z, 3]]:
+                                continue
+                            if ar == 3 and jc >= sb_len[cu[z, 4]]:
+                                continue
+                            rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ja]
+                            rows3[1] = sb_rows[sb_lo[cu[z, 3]] + jb]
+                            v = ins[rows3[0]] + ins[rows3[1]] + cf[z, 0]
+                            if ar == 3:
+                                rows3[2] = sb_rows[sb_lo[cu[z, 4]] + jc]
+                                v += ins[rows3[2]]
+                            if spine_scores:
+                                v -= _spine_corr(it, sp_off, sp_score, rows3, ar, root)
+                            pri[ne] = v
+                            ez[ne] = z
+                            eix[ne, 0] = ja
+                            eix[ne, 1] = jb
+                            eix[ne, 2] = jc
+                            hn = heap_push(heap, hn, pri, ne)
+                            ne += 1
+            pops[cell] = npop
+            # -- arc stages on the kept items of the main sub-beams ------------------------
+            for stage in range(2):
+                if sn > wrow.shape[0]:
+                    wrow = np.empty(2 * sn, np.int64)
+                    word = np.empty((3, 2 * sn), np.int64)
+                    wkey = np.empty((3, 2 * sn), np.int64)
+                    wkeep = np.zeros((3, 2 * sn), np.bool_)
+                    perm = np.empty(2 * sn, np.int64)
+                m = 0
+                for r in range(sn):
+                    wkeep[0, r] = False
+                    wkey[0, r] = (np.int64(sit[r, KEY]) * O_SLOTS + sit[r, O] + 1) * SPN
+                    if n_direct[sit[r, KEY] % N_STATES] == stage:
+                        wrow[m] = r
+                        m += 1
+                _rank(sins, sidn, wrow, m, wkey[0], K, wkeep[0], word[0])
+                nk = 0
+                bound = 0
+                for z in range(m):
+                    r = word[0, z]
+                    if wkeep[0, r]:
+                        wrow[nk] = r
+                        nk += 1
+                        key = sit[r, KEY]
+                        for ridx in range(arc_start[key], arc_start[key + 1]):
+                            bound += 2 * (N * max_nsp if arc_xcreate[arc_rules[ridx]] else 1)
+                if sn + bound > sit.shape[0] or 2 * (sn + bound) > hk.shape[0] or (log and ln + bound > slg.shape[0]):
+                    sit, sins, sidn, hk, hv, hg, slg, slw = _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
+                                                                     bound, log)
+                for z in range(nk):
+                    r = wrow[z]
+                    key = sit[r, KEY]
+                    o0 = sit[r, O]
+                    so0 = sit[r, SO]
+                    for ridx in range(arc_start[key], arc_start[key + 1]):
+                        rule = arc_rules[ridx]
+                        par = arc_parent[rule]
+                        chd = arc_child[rule]
+                        if arc_xcreate[rule]:
+                            end = p if (par == 0 or chd == 0) else q
+                            for o in range(N):
+                                if p <= o <= q:
+                                    continue
+                                if chd == 2:
+                                    cc, pp = o, end
+                                else:
+                                    cc, pp = end, o
+                                if cc == root or pair_off[cc * N + pp] < 0:
+                                    continue
+                                if strict and not new_external_ok_roles(par, chd, o, p, q, root):
+                                    continue
+                                gk = (X_RIGHT if o > q else X_LEFT) * N_STATES + arc_goal[rule]
+                                # the new point o: its gold pairs with the span's interior die here
+                                xloss = miss * _gold_between(gps, N, o, o + 1, p + 1, q) if train else 0.0
+                                for jo in range(_nsp(sp_off, o)):
+                                    sn, ln = _arc_items(sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off,
+                                                        pair_off, st_best, miss, gold_st, gold_off, gold_id, r, rule,
+                                                        p, q, o, gk, jo, sp_score[sp_off[o] + jo] + xloss, cc, pp,
+                                                        mark_gold, log)
+                        else:
+                            pp, cc = role_points(par, chd, p, q, o0)
+                            if pp < 0 or cc < 0 or cc == root or pair_off[cc * N + pp] < 0:
+                                continue
+                            sn, ln = _arc_items(sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, pair_off,
+                                                st_best, miss, gold_st, gold_off, gold_id, r, rule, p, q, o0,
+                                                arc_goal[rule], so0, 0.0, cc, pp, mark_gold, log)
+            # -- the cell's indexes; copy the kept items to the permanent table --------------
+            if sn > wrow.shape[0]:
+                wrow = np.empty(2 * sn, np.int64)
+                word = np.empty((3, 2 * sn), np.int64)
+                wkey = np.empty((3, 2 * sn), np.int64)
+                wkeep = np.zeros((3, 2 * sn), np.bool_)
+                perm = np.empty(2 * sn, np.int64)
+            for r in range(sn):
+                wrow[r] = r
+                mk = (np.int64(sit[r, KEY]) * O_SLOTS + sit[r, O] + 1) * SPN
+                wkey[0, r] = mk
+                wkey[1, r] = mk + sit[r, SQ]
+                wkey[2, r] = mk + sit[r, SP]
+                wkeep[0, r] = False
+                wkeep[1, r] = False
+                wkeep[2, r] = False
+            n_ix = 3 if spines else 1
+            for ix in range(n_ix):
+                _rank(sins, sidn, wrow, sn, wkey[ix], K, wkeep[ix], word[ix])
+            nalive = 0
+            for r in range(sn):
+                perm[r] = -1
+                if wkeep[0, r] or (spines and (wkeep[1, r] or wkeep[2, r])):
+                    nalive += 1
+            if nit + nalive > it.shape[0]:
+                it = _grow_rows(it, nit + nalive)
+                ins = _grow_vec(ins, nit + nalive)
+            # copied in index order (key, score, identity): permanent rows -- and so every
+            # later tie -- do not depend on the order in which the cell's items were made
+            for ix in range(n_ix):
+                for z in range(sn):
+                    r = word[ix, z]
+                    if perm[r] >= 0 or not wkeep[ix, r]:
+                        continue
+                    perm[r] = nit
+                    for col in range(NCOL):
+                        it[nit, col] = sit[r, col]
+                    ins[nit] = sins[r]
+                    nit += 1
+            for r in range(sn):
+                if perm[r] >= 0 and sit[r, KIND] == KIND_ARC:
+                    it[perm[r], A] = perm[sit[r, A]]
+            kept[cell] = nalive
+            if nsb + 3 * sn > sb_key.shape[0]:
+                sb_key = _grow_vec(sb_key, nsb + 3 * sn)
+                sb_lo = _grow_vec(sb_lo, nsb + 3 * sn)
+                sb_len = _grow_vec(sb_len, nsb + 3 * sn)
+            if nsr + 3 * sn > sb_rows.shape[0]:
+                sb_rows = _grow_vec(sb_rows, nsr + 3 * sn)
+            for ix in range(3):
+                if ix >= n_ix:
+                    ix_lo[ix, cell] = ix_lo[IX_MAIN, cell]
+                    ix_hi[ix, cell] = ix_hi[IX_MAIN, cell]
+                    continue
+                ix_lo[ix, cell] = nsb
+                z = 0
+                while z < sn:
+                    e = z
+                    kz = wkey[ix, word[ix, z]]
+                    start = nsr
+                    while e < sn and wkey[ix, word[ix, e]] == kz:
+                        r = word[ix, e]
+                        if wkeep[ix, r]:
+                            sb_rows[nsr] = perm[r]
+                            nsr += 1
+                        e += 1
+                    if nsr > start:
+                        sb_key[nsb] = kz
+                        sb_lo[nsb] = start
+                        sb_len[nsb] = nsr - start
+                        nsb += 1
+                    z = e
+                ix_hi[ix, cell] = nsb
+            if log:
+                if nlg + ln > lg.shape[0]:
+                    lg = _grow_rows(lg, nlg + ln)
+                    lw = _grow_rows(lw, nlg + ln)
+                for e in range(ln):
+                    gr = slg[e, LG_GOAL]
+                    if perm[gr] < 0:
+                        continue
+                    lg[nlg, LG_GOAL] = perm[gr]
+                    a = slg[e, LG_A]
+                    lg[nlg, LG_A] = perm[a] if slg[e, LG_PAIR] >= 0 else a
+                    lg[nlg, LG_B] = slg[e, LG_B]
+                    lg[nlg, LG_C] = slg[e, LG_C]
+                    lg[nlg, LG_PAIR] = slg[e, LG_PAIR]
+                    lw[nlg, LW_W] = slw[e, LW_W]
+                    lw[nlg, LW_S] = slw[e, LW_S]
+                    lw[nlg, LW_T] = slw[e, LW_T]
+                    nlg += 1
+    goal = -1
+    best = NEG
+    for r in range(nit):
+        v = ins[r] + goal_extra(it, r, root, miss, gold_root)
+        if v > best:
+            best = v
+            goal = r
+    return it, ins, nit, lg, lw, nlg, goal, best, pops, kept
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def _pop(it, ins, sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, sp_score, gold_off, gold_id, coarse,
+         rows3, pts, rule, key, ar, k, l, go, w0, p, q, log):
+    """Apply combination rule ``rule`` (goal key ``key``, arity ``ar``, external point
+    ``go``, missed-edge loss ``w0``) to the permanent rows ``rows3[:ar]`` over [p, q] split
+    at k (and l); ``pts`` (4, 9) is scratch for :func:`_combine`; gold items are marked
+    when ``gold_id`` is not empty.  Returns (sn, ln)."""
+    mark_gold = gold_id.shape[0] > 0
+    N = sp_off.shape[0] - 1
+    root = N - 1
+    cell = p * N + q
+    fl, gsp, gsq, gso, corr = _combine(it, sp_off, sp_score, rows3, ar, p, q, k, l, go, root, pts)
+    if fl < 0:
+        return sn, ln
+    gold = mark_gold and (it[rows3[0], FLG] & GOLD) != 0 and (it[rows3[1], FLG] & GOLD) != 0
+    if ar == 3:
+        gold = gold and (it[rows3[2], FLG] & GOLD) != 0
+    if gold:
+        gold = _is_gold(gold_off, gold_id, cell, ident(go, key, fl, gsp, gsq, gso))
+    if not gold and key // N_STATES == I_SPAN and not (coarse[cell] >> (fl & COARSE_FLAGS)) & 1:
+        return sn, ln
+    w = w0 - corr
+    score = ins[rows3[0]] + ins[rows3[1]] + w
+    if ar == 3:
+        score += ins[rows3[2]]
+    sn, row = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, go, key, fl, gsp, gsq, gso, score, KIND_COMB, rule,
+                   rows3[0], rows3[1], rows3[2], -1, 0, gold)
+    if log:
+        ln = _log(slg, slw, ln, row, rows3[0], rows3[1], rows3[2], -1, w, NEG, NEG)
+    return sn, ln
+
+
+@njit(cache=NUMBA_CACHE)
+def outside(it, ins, n_items, lg, lw, n_log, tb):
+    """Outside scores from the hyperedge log of :func:`chart` (reverse order; every goal
+    item's outside is its :func:`goal_extra`).  Returns ``(out, mm_s, mm_t)``: per-item
+    outside scores and the arc max-marginals per ``c * N + p`` of structural and trace
+    edges (-inf: no complete derivation has the edge)."""
+    N = tb.sp_off.shape[0] - 1
+    root = N - 1
+    miss = tb.miss
+    gold_root = tb.gold_s[root] if N >= 2 else 0
+    out = np.full(n_items, NEG)
+    mm_s = np.full(N * N, NEG)
+    mm_t = np.full(N * N, NEG)
+    for r in range(n_items):
+        out[r] = goal_extra(it, r, root, miss, gold_root)
+    for e in range(n_log - 1, -1, -1):
+        og = out[lg[e, LG_GOAL]]
+        if og == NEG:
+            continue
+        a = lg[e, LG_A]
+        pair = lg[e, LG_PAIR]
+        if pair >= 0:
+            v = og + lw[e, LW_W]
+            if v > out[a]:
+                out[a] = v
+            base = og + ins[a]
+            if base + lw[e, LW_S] > mm_s[pair]:
+                mm_s[pair] = base + lw[e, LW_S]
+            if base + lw[e, LW_T] > mm_t[pair]:
+                mm_t[pair] = base + lw[e, LW_T]
+            continue
+        b = lg[e, LG_B]
+        c = lg[e, LG_C]
+        tot = og + lw[e, LW_W] + ins[a] + ins[b]
+        if c >= 0:
+            tot += ins[c]
+        if tot - ins[a] > out[a]:
+            out[a] = tot - ins[a]
+        if tot - ins[b] > out[b]:
+            out[b] = tot - ins[b]
+        if c >= 0 and tot - ins[c] > out[c]:
+            out[c] = tot - ins[c]
+    return out, mm_s, mm_t
+
+
+@njit(cache=NUMBA_CACHE)
+def backtrace(g, it, goal, N):
+    """The derivation below ``goal``: ``(edges, n_edges, spines)`` with one row (child,
+    parent, mode, flat score index) per arc step and each point's spine option."""
+    arc_parent = g.arc_parent
+    arc_child = g.arc_child
+    edges = np.empty((N * N, 4), np.int64)
+    ne = 0
+    spines = np.full(N, -1, np.int64)
+    stack = np.empty(4 * N * N + 16, np.int64)
+    top = 0
+    if goal >= 0:
+        stack[0] = goal
+        top = 1
+    while top > 0:
+        top -= 1
+        r = stack[top]
+        spines[it[r, P]] = it[r, SP]
+        spines[it[r, Q]] = it[r, SQ]
+        if it[r, O] >= 0:
+            spines[it[r, O]] = it[r, SO]
+        kind = it[r, KIND]
+        if kind == KIND_ARC:
+            rule = it[r, RULE]
+            pp, cc = role_points(arc_parent[rule], arc_child[rule], it[r, P], it[r, Q], it[r, O])
+            edges[ne, 0] = cc
+            edges[ne, 1] = pp
+            edges[ne, 2] = it[r, MODE]
+            edges[ne, 3] = it[r, AUX]
+            ne += 1
+            stack[top] = it[r, A]
+            top += 1
+        elif kind == KIND_COMB:
+            for col in (A, B, C):
+                if it[r, col] >= 0:
+                    stack[top] = it[r, col]
+                    top += 1
+    return edges, ne, spines
+
+
+if NUMBA_CACHE:
+    # numba does not notice when the inlined code of plgraph.rules._apply or plgraph.parser._beam changes
+    _numba_cache.guard_cache(__file__, chart, _apply.__file__, _beam.__file__)
