@@ -101,7 +101,7 @@ from ..rules._apply import (F_F_STATE, I_SPAN, J_F_STATE, KIND_ARC, KIND_COMB, K
                             binary_external_refs, has_direct, interval_split_ok, j_F_STATE, new_external_ok_roles,
                             ref_ok, role, role_points, ternary_external_refs)
 from . import _beam
-from ._beam import group_top_k, heap_pop, heap_push
+from ._beam import rank_rows
 
 NEG = -np.inf
 ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN, GOLD = 1, 2, 4, 8, 16, 32, 64, 128
@@ -226,20 +226,6 @@ def _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, o, key, flags, sp, sq, so, 
     hv[h] = row
     hg[h] = gen
     return sn + 1, row
-
-
-@njit(cache=NUMBA_CACHE, inline="always")
-def _log(slg, slw, ln, goal, a, b, c, pair, w, ws, wt):
-    """Append a hyperedge to the cell's scratch log (room reserved)."""
-    slg[ln, LG_GOAL] = goal
-    slg[ln, LG_A] = a
-    slg[ln, LG_B] = b
-    slg[ln, LG_C] = c
-    slg[ln, LG_PAIR] = pair
-    slw[ln, LW_W] = w
-    slw[ln, LW_S] = ws
-    slw[ln, LW_T] = wt
-    return ln + 1
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -409,31 +395,19 @@ def _cross(a1, b1, a2, b2):
     return (a1 < a2 < b1 < b2) or (a2 < a1 < b2 < b1)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
-def _combine(it, sp_off, sp_score, rows, nc, p, q, k, l, go, root, pts):
-    """The goal of combining children ``rows[:nc]`` (permanent rows) over [p, q] split at
-    k (and l), external point ``go``: returns (flags, sp, sq, so, spine correction) with
-    flags -1 when a parser-level condition fails.  ``pts`` (4, 9) is scratch: per point seen,
+@njit(cache=NUMBA_CACHE)
+def _combine_flags(it, sp_off, sp_score, r0, r1, r2, nc, p, q, k, l, go, root, pts, out):
+    """The goal of combining children ``r0, r1`` (and ``r2`` when ``nc`` is 3; permanent
+    rows) over [p, q] split at k (and l), external point ``go``: returns its flags, -1 when
+    a parser-level condition fails, and leaves its spines of p, q, o in ``pts[4, :3]`` and
+    its spine correction in ``out[0]``.  (The chart inlines the common case of two
+    Intervals without external points itself.)  ``pts`` (4, 9) is scratch: per point seen,
     its position, structural-parent count, spine and the spine half-units counted (one 2-D
     array rather than four: a row view per call would cost numba a reference count)."""
-    if nc == 2 and it[rows[0], O] < 0 and it[rows[1], O] < 0:
-        # two Intervals: points p, k, q; nothing external, no spine counted twice
-        fa = it[rows[0], FLG]
-        fb = it[rows[1], FLG]
-        if (fa & ROOT_EDGE) and (fb & ROOT_EDGE):
-            return -1, 0, 0, 0, 0.0
-        if ((fa & SP_Q) != 0) == ((fb & SP_P) != 0) or it[rows[0], SQ] != it[rows[1], SP]:
-            return -1, 0, 0, 0, 0.0
-        out = (fa | fb) & ROOT_EDGE
-        if fa & SP_P:
-            out |= SP_P
-        if fb & SP_Q:
-            out |= SP_Q
-        return out, it[rows[0], SP], it[rows[1], SQ], 0, 0.0
     npt = 0
     roots = 0
     for t in range(nc):
-        r = rows[t]
+        r = r0 if t == 0 else (r1 if t == 1 else r2)
         f = it[r, FLG]
         if f & ROOT_EDGE:
             roots += 1
@@ -463,7 +437,7 @@ def _combine(it, sp_off, sp_score, rows, nc, p, q, k, l, go, root, pts):
                     break
             if found >= 0:
                 if pts[2, found] != s:
-                    return -1, 0, 0, 0, 0.0
+                    return -1
                 pts[1, found] += has
                 pts[3, found] += u
             else:
@@ -473,8 +447,8 @@ def _combine(it, sp_off, sp_score, rows, nc, p, q, k, l, go, root, pts):
                 pts[3, npt] = u
                 npt += 1
     if roots > 1:
-        return -1, 0, 0, 0, 0.0
-    out = ROOT_EDGE if roots == 1 else 0
+        return -1
+    fl = ROOT_EDGE if roots == 1 else 0
     corr = 0.0
     gsp = 0
     gsq = 0
@@ -483,66 +457,70 @@ def _combine(it, sp_off, sp_score, rows, nc, p, q, k, l, go, root, pts):
         v = pts[0, z]
         cnt = pts[1, z]
         if cnt > 1:
-            return -1, 0, 0, 0, 0.0
+            return -1
         if v == k or (nc == 3 and v == l):
             if cnt != 1:
-                return -1, 0, 0, 0, 0.0
+                return -1
             want = 2
         elif v == p:
             want = _end_units(v, root)
             gsp = pts[2, z]
             if cnt:
-                out |= SP_P
+                fl |= SP_P
         elif v == q:
             want = _end_units(v, root)
             gsq = pts[2, z]
             if cnt:
-                out |= SP_Q
+                fl |= SP_Q
         elif v == go:
             want = 2
             gso = pts[2, z]
             if cnt:
-                out |= SP_O
+                fl |= SP_O
         else:
-            return -1, 0, 0, 0, 0.0   # a child's external point the goal cannot see
+            return -1   # a child's external point the goal cannot see
         if pts[3, z] != want:
             corr += 0.5 * (pts[3, z] - want) * sp_score[sp_off[v] + pts[2, z]]
     # external structural edges of children with different external points must not cross
     for t1 in range(nc):
-        r1 = rows[t1]
-        o1 = it[r1, O]
-        x1 = it[r1, FLG] & (XS_P | XS_Q | XS_IN)
+        ra = r0 if t1 == 0 else (r1 if t1 == 1 else r2)
+        o1 = it[ra, O]
+        x1 = it[ra, FLG] & (XS_P | XS_Q | XS_IN)
         if o1 < 0 or x1 == 0:
             continue
         for t2 in range(t1 + 1, nc):
-            r2 = rows[t2]
-            o2 = it[r2, O]
-            x2 = it[r2, FLG] & (XS_P | XS_Q | XS_IN)
+            rb = r1 if t2 == 1 else r2
+            o2 = it[rb, O]
+            x2 = it[rb, FLG] & (XS_P | XS_Q | XS_IN)
             if o2 < 0 or x2 == 0 or o2 == o1:
                 continue
             for i1 in range(3):
                 b1 = XS_P << i1
                 if not x1 & b1:
                     continue
-                e1 = _inner(b1, it[r1, P], it[r1, Q])
+                e1 = _inner(b1, it[ra, P], it[ra, Q])
                 for i2 in range(3):
                     b2 = XS_P << i2
-                    if x2 & b2 and _cross(2 * o1, e1, 2 * o2, _inner(b2, it[r2, P], it[r2, Q])):
-                        return -1, 0, 0, 0, 0.0
+                    if x2 & b2 and _cross(2 * o1, e1, 2 * o2, _inner(b2, it[rb, P], it[rb, Q])):
+                        return -1
     # the goal's external structural edges: those of children sharing its external point
     if go >= 0:
         for t in range(nc):
-            r = rows[t]
+            r = r0 if t == 0 else (r1 if t == 1 else r2)
             if it[r, O] != go:
                 continue
             f = it[r, FLG]
             if f & XS_P:
-                out |= XS_P if it[r, P] == p else XS_IN
+                fl |= XS_P if it[r, P] == p else XS_IN
             if f & XS_Q:
-                out |= XS_Q if it[r, Q] == q else XS_IN
+                fl |= XS_Q if it[r, Q] == q else XS_IN
             if f & XS_IN:
-                out |= XS_IN
-    return out, gsp, gsq, gso, corr
+                fl |= XS_IN
+    pts[4, 0] = gsp
+    pts[4, 1] = gsq
+    pts[4, 2] = gso
+    out[0] = corr
+    return fl
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -577,124 +555,56 @@ def _spine_corr(it, sp_off, sp_score, rows, nc, root):
 
 
 # -- arc steps ----------------------------------------------------------------------------------
-@njit(cache=NUMBA_CACHE, inline="always")
-def _point_spine(sit, r, rl, so_new):
-    """Spine option of the point in role ``rl`` of scratch row ``r`` (x: ``so_new``)."""
-    if rl == 0:
-        return sit[r, SP]
-    if rl == 1:
-        return sit[r, SQ]
-    return so_new
-
-
-@njit(cache=NUMBA_CACHE, inline="always")
-def _arc_items(sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, pair_off, st_best, miss, gold_st, gold_off,
-               gold_id, r, rule, p, q, go, gk, so, extra, cc, pp, mark_gold, log):
-    """The structural item and the trace-only item an arc step on scratch row ``r`` may
-    build (edge cc -> pp; external point ``go`` with spine option ``so``; ``extra`` is what
-    creating a new external point adds: its spine score and the gold pairs that die).
-    ``st_best`` (2, m): best structural / trace score per block entry; ``gold_st`` (2, N*N):
-    gold structural / trace edges.  Returns (sn, ln)."""
+@njit(cache=NUMBA_CACHE)
+def _cross_tables(sp_off, pair_off, st_best):
+    """Range tables of who can cross what (notes §3.1, the reference's ``crossingSet``),
+    from the allowed edges: ``rng[t, a, b]`` over points a..b of the smallest (t = 0, 2)
+    and largest (t = 1, 3) partner of an allowed trace edge (0, 1) or of any allowed edge
+    (2, 3), either direction; empty ranges and points without partners give N / -1."""
     N = sp_off.shape[0] - 1
-    root = N - 1
-    cell = p * N + q
-    rc = role(cc, p, q, go)
-    rp = role(pp, p, q, go)
-    ic = _point_spine(sit, r, rc, so)
-    jp = _point_spine(sit, r, rp, so)
-    flat = pair_off[cc * N + pp] + ic * _nsp(sp_off, pp) + jp
-    sv = st_best[0, flat]
-    tv = st_best[1, flat]
-    m_s = miss * gold_st[0, cc * N + pp]
-    m_t = miss * gold_st[1, cc * N + pp]
-    rev = miss * (gold_st[0, pp * N + cc] + gold_st[1, pp * N + cc])
-    fl = sit[r, FLG] & ID_FLAGS
-    gold_r = mark_gold and (sit[r, FLG] & GOLD) != 0
-    base = sins[r]
-    sp_ = sit[r, SP]
-    sq_ = sit[r, SQ]
-    if sv > NEG:
-        bit = SP_P if rc == 0 else (SP_Q if rc == 1 else SP_O)
-        ok = (fl & bit) == 0
-        if pp == root and fl & ROOT_EDGE:
-            ok = False
-        if rc != 2 and rp != 2 and fl & XS_IN:
-            ok = False              # a structural edge between the ends would cross o's
-        if ok:
-            nf = fl | bit
-            if pp == root:
-                nf |= ROOT_EDGE
-            if rc == 2:
-                nf |= XS_P if rp == 0 else XS_Q
-            elif rp == 2:
-                nf |= XS_P if rc == 0 else XS_Q
-            ride = pp != root and tv > m_t
-            w = extra + sv + rev + (tv if ride else m_t)
-            wt = extra + sv + rev + tv if tv > NEG else NEG
-            gold = False
-            if gold_r and gold_st[0, cc * N + pp] != 0 and ride == (gold_st[1, cc * N + pp] != 0):
-                gold = _is_gold(gold_off, gold_id, cell, ident(go, gk, nf, sp_, sq_, so))
-            sn, row = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, go, gk, nf, sp_, sq_, so, base + w, KIND_ARC,
-                           rule, r, -1, -1, flat, MODE_ST if ride else MODE_S, gold)
-            if log:
-                ln = _log(slg, slw, ln, row, r, -1, -1, cc * N + pp, w, w, wt)
-    if tv > NEG and pp != root:
-        w = extra + tv + m_s + rev
-        gold = False
-        if gold_r and gold_st[0, cc * N + pp] == 0 and gold_st[1, cc * N + pp] != 0:
-            gold = _is_gold(gold_off, gold_id, cell, ident(go, gk, fl, sp_, sq_, so))
-        sn, row = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, go, gk, fl, sp_, sq_, so, base + w, KIND_ARC, rule, r,
-                       -1, -1, flat, MODE_T, gold)
-        if log:
-            ln = _log(slg, slw, ln, row, r, -1, -1, cc * N + pp, w, NEG, w)
-    return sn, ln
+    lo = np.full((2, N), N, np.int64)
+    hi = np.full((2, N), -1, np.int64)
+    for c in range(N):
+        for pp in range(N):
+            off = pair_off[c * N + pp]
+            if off < 0:
+                continue
+            m = (sp_off[c + 1] - sp_off[c]) * (sp_off[pp + 1] - sp_off[pp])
+            trace = False
+            anyk = False
+            for f in range(off, off + m):
+                if st_best[1, f] > NEG:
+                    trace = True
+                    anyk = True
+                if st_best[0, f] > NEG:
+                    anyk = True
+            for kind in range(2):
+                if (trace if kind == 0 else anyk):
+                    lo[kind, c] = min(lo[kind, c], pp)
+                    hi[kind, c] = max(hi[kind, c], pp)
+                    lo[kind, pp] = min(lo[kind, pp], c)
+                    hi[kind, pp] = max(hi[kind, pp], c)
+    rng = np.empty((4, N, N), np.int64)
+    for kind in range(2):
+        for a in range(N):
+            mn = N
+            mx = -1
+            for b in range(N):
+                if b >= a:
+                    mn = min(mn, lo[kind, b])
+                    mx = max(mx, hi[kind, b])
+                rng[2 * kind, a, b] = mn if b >= a else N
+                rng[2 * kind + 1, a, b] = mx if b >= a else -1
+    return rng
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def _rank(sins, sidn, rows, m, gkey, K, keep, order):
-    """Sort scratch rows ``rows[:m]`` by (``gkey[row]``, score descending, identity) into
-    ``order[:m]`` and set ``keep[row]`` for the best ``K`` of every group (all: K <= 0);
-    :func:`plgraph.parser._beam.group_top_k` on gathered values for large ``m``."""
-    if m <= 48:
-        for i in range(m):
-            x = rows[i]
-            j = i - 1
-            while j >= 0 and _row_after(gkey, sins, sidn, order[j], x):
-                order[j + 1] = order[j]
-                j -= 1
-            order[j + 1] = x
-        z = 0
-        while z < m:
-            e = z
-            gz = gkey[order[z]]
-            while e < m and gkey[order[e]] == gz:
-                if K <= 0 or e - z < K:
-                    keep[order[e]] = True
-                e += 1
-            z = e
-        return
-    gk = np.empty(m, np.int64)
-    sc = np.empty(m, np.float64)
-    idn = np.empty(m, np.int64)
-    kp = np.zeros(m, np.bool_)
-    for i in range(m):
-        gk[i] = gkey[rows[i]]
-        sc[i] = sins[rows[i]]
-        idn[i] = sidn[rows[i]]
-    o = group_top_k(gk, sc, idn, K, kp)
-    for i in range(m):
-        order[i] = rows[o[i]]
-        if kp[o[i]]:
-            keep[rows[o[i]]] = True
-
-
-@njit(cache=NUMBA_CACHE, inline="always")
-def _row_after(gkey, sins, sidn, a, b):
-    if gkey[a] != gkey[b]:
-        return gkey[a] > gkey[b]
-    if sins[a] != sins[b]:
-        return sins[a] < sins[b]
-    return sidn[a] > sidn[b]
+def _crossable(rng, kind, lo, hi, a1, b1, a2, b2):
+    """Has some point among a1..b1 or a2..b2 (empty when a > b) an allowed edge (kind 0:
+    trace, 1: any) to a point below ``lo`` or above ``hi``?"""
+    if a1 <= b1 and (rng[2 * kind, a1, b1] < lo or rng[2 * kind + 1, a1, b1] > hi):
+        return True
+    return a2 <= b2 and (rng[2 * kind, a2, b2] < lo or rng[2 * kind + 1, a2, b2] > hi)
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -746,9 +656,9 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
     ``mark_gold`` set GOLD on items of the gold derivation (``tb.gold_off/gold_id``) and let
     them bypass the coarse check.
 
-    Returns ``(it, ins, n_items, lg, lw, n_log, goal, goal_score, pops, kept)``: the kept
-    items (rows ``it[:n_items]``), the hyperedge log, the goal's row (-1: no parse) and
-    score, and per cell (``p * N + q``) the combinations popped and the items kept.
+    Returns ``(it, ins, n_items, lg, lw, n_log, goal, goal_score, stats)``: the kept items
+    (rows ``it[:n_items]``), the hyperedge log, the goal's row (-1: no parse) and score,
+    and ``stats[:, p * N + q]`` per cell: sub-cubes, combinations popped, items kept.
     """
     # the rule and score arrays, unpacked once (see the module's speed notes)
     letters = g.letters
@@ -826,8 +736,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
     nsr = 0
     ix_lo = np.zeros((3, N * N), np.int64)
     ix_hi = np.zeros((3, N * N), np.int64)
-    pops = np.zeros(N * N, np.int64)
-    kept = np.zeros(N * N, np.int64)
+    stats = np.zeros((3, N * N), np.int64)     # per cell: sub-cubes, pops, items kept
     # sub-cubes: ints (rule, arity, sub-beam a, b, c, k, l, go), floats (loss, top-corner priority)
     cu = np.empty((256, 8), np.int64)
     cf = np.empty((256, 2), np.float64)
@@ -837,12 +746,14 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
     eix = np.empty((64, 3), np.int64)
     heap = np.empty(64, np.int64)
     rows3 = np.empty(3, np.int64)
-    pts = np.empty((4, 9), np.int64)
+    pts = np.empty((5, 9), np.int64)
+    out5 = np.empty(1, np.float64)
     ccp = np.empty(3, np.int64)
     ccq = np.empty(3, np.int64)
     cco = np.empty(3, np.int64)
     cck = np.empty(3, np.int64)
     gold_root = gold_s[root] if N >= 2 else 0      # gold edge 0 -> ROOT (flat index 0 * N + root)
+    cross = _cross_tables(sp_off, pair_off, st_best)
     for width in range(1, N):
         for p in range(0, N - width):
             q = p + width
@@ -1006,8 +917,13 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                                             if spine_scores:
                                                 cf[ncu, 1] -= _spine_corr(it, sp_off, sp_score, rows3, 3, root)
                                         ncu += 1
-                # -- combinations: every corner, or best-first from one heap ---------------
-                if cube <= 0:
+                stats[0, cell] = ncu
+                # -- combinations: every corner in order (cube = 0) or best-first from a heap --
+                # One loop with one copy of the pop: the combination, the item's merge into
+                # the cell and the log are written out here rather than called (module speed
+                # notes: every array handed to a helper costs a reference-count pair per pop).
+                exhaustive = cube <= 0
+                if exhaustive:
                     total = 0
                     for z in range(ncu):
                         total += sb_len[cu[z, 2]] * sb_len[cu[z, 3]] * (sb_len[cu[z, 4]] if cu[z, 1] == 3 else 1)
@@ -1016,92 +932,235 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                 if sn + total > sit.shape[0] or 2 * (sn + total) > hk.shape[0] or (log and ln + total > slg.shape[0]):
                     sit, sins, sidn, hk, hv, hg, slg, slw = _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
                                                                      total, log)
-                if cube <= 0:
-                    for z in range(ncu):
-                        ar = cu[z, 1]
-                        na = sb_len[cu[z, 2]]
-                        nb = sb_len[cu[z, 3]]
-                        nc_ = sb_len[cu[z, 4]] if ar == 3 else 1
-                        for ia in range(na):
-                            for ib in range(nb):
-                                for ic in range(nc_):
-                                    npop += 1
-                                    rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ia]
-                                    rows3[1] = sb_rows[sb_lo[cu[z, 3]] + ib]
-                                    rows3[2] = sb_rows[sb_lo[cu[z, 4]] + ic] if ar == 3 else -1
-                                    sn, ln = _pop(it, ins, sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off,
-                                                  sp_score, gold_off, gold_id, coarse, rows3, pts, cu[z, 0],
-                                                  comb_goal[cu[z, 0]], ar, cu[z, 5], cu[z, 6], cu[z, 7], cf[z, 0], p,
-                                                  q, log)
-                else:
-                    nsel = ncu
-                    sel = np.empty(0, np.int64)
-                    if ncu > cube:
-                        negp = np.empty(ncu, np.float64)
-                        for z in range(ncu):
-                            negp[z] = -cf[z, 1]
-                        sel = np.sort(np.argsort(negp, kind="mergesort")[:cube])
-                        nsel = cube
-                    cap = nsel + 3 * cube + 3
+                hmask = hk.shape[0] - 1
+                hn = 0
+                ne = 0
+                if not exhaustive:
+                    # every sub-cube's top corner enters the heap (heapified in linear time);
+                    # at most ``cube`` pops follow, so only the best ``cube`` corners can be
+                    # reached -- the reference's trimming of sub-cubes, without a sort
+                    cap = ncu + 3 * cube + 3
                     if cap > pri.shape[0]:
                         pri = np.empty(cap, np.float64)
                         ez = np.empty(cap, np.int64)
                         eix = np.empty((cap, 3), np.int64)
                         heap = np.empty(cap, np.int64)
-                    hn = 0
-                    ne = 0
-                    for zz in range(nsel):
-                        z = sel[zz] if ncu > cube else zz
-                        pri[ne] = cf[z, 1]
-                        ez[ne] = z
-                        eix[ne, 0] = 0
-                        eix[ne, 1] = 0
-                        eix[ne, 2] = 0
-                        hn = heap_push(heap, hn, pri, ne)
-                        ne += 1
-                    while hn > 0 and npop < cube:
-                        x, hn = heap_pop(heap, hn, pri)
+                    for z in range(ncu):
+                        pri[z] = cf[z, 1]
+                        ez[z] = z
+                        eix[z, 0] = 0
+                        eix[z, 1] = 0
+                        eix[z, 2] = 0
+                        heap[z] = z
+                    hn = ncu
+                    ne = ncu
+                    for i0 in range(hn // 2 - 1, -1, -1):
+                        i = i0
+                        while True:
+                            c1 = 2 * i + 1
+                            if c1 >= hn:
+                                break
+                            c2 = c1 + 1
+                            cbest = c1
+                            if c2 < hn and (pri[heap[c2]] > pri[heap[c1]]
+                                            or (pri[heap[c2]] == pri[heap[c1]] and heap[c2] < heap[c1])):
+                                cbest = c2
+                            a_, b_ = heap[cbest], heap[i]
+                            if pri[a_] > pri[b_] or (pri[a_] == pri[b_] and a_ < b_):
+                                heap[i] = a_
+                                heap[cbest] = b_
+                                i = cbest
+                            else:
+                                break
+                z = 0
+                ia = 0
+                ib = 0
+                ic = 0
+                while True:
+                    if exhaustive:
+                        if z >= ncu:
+                            break
+                    else:
+                        if hn == 0 or npop >= cube:
+                            break
+                        # heap pop
+                        x = heap[0]
+                        hn -= 1
+                        heap[0] = heap[hn]
+                        i = 0
+                        while True:
+                            c1 = 2 * i + 1
+                            if c1 >= hn:
+                                break
+                            c2 = c1 + 1
+                            cbest = c1
+                            if c2 < hn and (pri[heap[c2]] > pri[heap[c1]]
+                                            or (pri[heap[c2]] == pri[heap[c1]] and heap[c2] < heap[c1])):
+                                cbest = c2
+                            a_, b_ = heap[cbest], heap[i]
+                            if pri[a_] > pri[b_] or (pri[a_] == pri[b_] and a_ < b_):
+                                heap[i] = a_
+                                heap[cbest] = b_
+                                i = cbest
+                            else:
+                                break
                         z = ez[x]
                         ia = eix[x, 0]
                         ib = eix[x, 1]
                         ic = eix[x, 2]
-                        npop += 1
-                        ar = cu[z, 1]
-                        rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ia]
-                        rows3[1] = sb_rows[sb_lo[cu[z, 3]] + ib]
-                        rows3[2] = sb_rows[sb_lo[cu[z, 4]] + ic] if ar == 3 else -1
-                        sn, ln = _pop(it, ins, sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, sp_score,
-                                      gold_off, gold_id, coarse, rows3, pts, cu[z, 0], comb_goal[cu[z, 0]], ar, cu[z, 5],
-                                      cu[z, 6], cu[z, 7], cf[z, 0], p, q, log)
-                        # successors: each corner has one predecessor (a first, then b, then c)
-                        for axis in range(3):
-                            if axis == 1 and ia != 0:
-                                break
-                            if axis == 2 and (ia != 0 or ib != 0 or ar == 2):
-                                break
-                            ja = ia + (1 if axis == 0 else 0)
-                            jb = ib + (1 if axis == 1 else 0)
-                            jc = ic + (1 if axis == 2 else 0)
-                            if ja >= sb_len[cu[z, 2]] or jb >= sb_len[cu[z, 3]]:
-                                continue
-                            if ar == 3 and jc >= sb_len[cu[z, 4]]:
-                                continue
-                            rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ja]
-                            rows3[1] = sb_rows[sb_lo[cu[z, 3]] + jb]
-                            v = ins[rows3[0]] + ins[rows3[1]] + cf[z, 0]
+                    npop += 1
+                    ar = cu[z, 1]
+                    na = sb_len[cu[z, 2]]
+                    nb = sb_len[cu[z, 3]]
+                    nc3 = sb_len[cu[z, 4]] if ar == 3 else 1
+                    r0 = sb_rows[sb_lo[cu[z, 2]] + ia]
+                    r1 = sb_rows[sb_lo[cu[z, 3]] + ib]
+                    r2 = sb_rows[sb_lo[cu[z, 4]] + ic] if ar == 3 else -1
+                    k = cu[z, 5]
+                    l = cu[z, 6]
+                    go = cu[z, 7]
+                    # the goal's flags, spines and spine correction (-1: a parser-level check fails)
+                    fl = -1
+                    gsp = 0
+                    gsq = 0
+                    gso = 0
+                    corr = 0.0
+                    if ar == 2 and it[r0, O] < 0 and it[r1, O] < 0:
+                        # two Intervals: points p, k, q; nothing external, no spine counted twice
+                        fa = it[r0, FLG]
+                        fb = it[r1, FLG]
+                        if not ((fa & ROOT_EDGE) and (fb & ROOT_EDGE)) and ((fa & SP_Q) != 0) != ((fb & SP_P) != 0) \
+                                and it[r0, SQ] == it[r1, SP]:
+                            fl = (fa | fb) & ROOT_EDGE
+                            if fa & SP_P:
+                                fl |= SP_P
+                            if fb & SP_Q:
+                                fl |= SP_Q
+                            gsp = it[r0, SP]
+                            gsq = it[r1, SQ]
+                    else:
+                        fl = _combine_flags(it, sp_off, sp_score, r0, r1, r2, ar, p, q, k, l, go, root, pts, out5)
+                        gsp = pts[4, 0]
+                        gsq = pts[4, 1]
+                        gso = pts[4, 2]
+                        corr = out5[0]
+                    if fl >= 0:
+                        key = comb_goal[cu[z, 0]]
+                        gold = mark_gold and (it[r0, FLG] & GOLD) != 0 and (it[r1, FLG] & GOLD) != 0
+                        if ar == 3:
+                            gold = gold and (it[r2, FLG] & GOLD) != 0
+                        idn = ident(go, key, fl, gsp, gsq, gso)
+                        if gold:
+                            gold = False
+                            for zg in range(gold_off[cell], gold_off[cell + 1]):
+                                if gold_id[zg] == idn:
+                                    gold = True
+                        if gold or key // N_STATES != I_SPAN or (coarse[cell] >> (fl & COARSE_FLAGS)) & 1:
+                            w = cf[z, 0] - corr
+                            score = ins[r0] + ins[r1] + w
                             if ar == 3:
-                                rows3[2] = sb_rows[sb_lo[cu[z, 4]] + jc]
-                                v += ins[rows3[2]]
-                            if spine_scores:
-                                v -= _spine_corr(it, sp_off, sp_score, rows3, ar, root)
-                            pri[ne] = v
-                            ez[ne] = z
-                            eix[ne, 0] = ja
-                            eix[ne, 1] = jb
-                            eix[ne, 2] = jc
-                            hn = heap_push(heap, hn, pri, ne)
-                            ne += 1
-            pops[cell] = npop
+                                score += ins[r2]
+                            # add the item to the cell, or merge it into the row with its identity
+                            h = _mix(idn) & hmask
+                            while hg[h] == gen and hk[h] != idn:
+                                h = (h + 1) & hmask
+                            if hg[h] == gen:
+                                row = hv[h]
+                                if score > sins[row]:
+                                    sins[row] = score
+                                    sit[row, KIND] = KIND_COMB
+                                    sit[row, RULE] = cu[z, 0]
+                                    sit[row, A] = r0
+                                    sit[row, B] = r1
+                                    sit[row, C] = r2
+                                    sit[row, AUX] = -1
+                                    sit[row, MODE] = 0
+                                if gold:
+                                    sit[row, FLG] |= GOLD
+                            else:
+                                row = sn
+                                sit[row, P] = p
+                                sit[row, Q] = q
+                                sit[row, O] = go
+                                sit[row, KEY] = key
+                                sit[row, FLG] = fl | (GOLD if gold else 0)
+                                sit[row, SP] = gsp
+                                sit[row, SQ] = gsq
+                                sit[row, SO] = gso
+                                sit[row, KIND] = KIND_COMB
+                                sit[row, RULE] = cu[z, 0]
+                                sit[row, A] = r0
+                                sit[row, B] = r1
+                                sit[row, C] = r2
+                                sit[row, AUX] = -1
+                                sit[row, MODE] = 0
+                                sins[row] = score
+                                sidn[row] = idn
+                                hk[h] = idn
+                                hv[h] = row
+                                hg[h] = gen
+                                sn += 1
+                            if log:
+                                slg[ln, LG_GOAL] = row
+                                slg[ln, LG_A] = r0
+                                slg[ln, LG_B] = r1
+                                slg[ln, LG_C] = r2
+                                slg[ln, LG_PAIR] = -1
+                                slw[ln, LW_W] = w
+                                slw[ln, LW_S] = NEG
+                                slw[ln, LW_T] = NEG
+                                ln += 1
+                    if exhaustive:
+                        # next corner: c fastest, then b, then a, then the next sub-cube
+                        ic += 1
+                        if ic >= nc3:
+                            ic = 0
+                            ib += 1
+                            if ib >= nb:
+                                ib = 0
+                                ia += 1
+                                if ia >= na:
+                                    ia = 0
+                                    z += 1
+                        continue
+                    # successors: each corner has one predecessor (a first, then b, then c)
+                    for axis in range(3):
+                        if axis == 1 and ia != 0:
+                            break
+                        if axis == 2 and (ia != 0 or ib != 0 or ar == 2):
+                            break
+                        ja = ia + (1 if axis == 0 else 0)
+                        jb = ib + (1 if axis == 1 else 0)
+                        jc = ic + (1 if axis == 2 else 0)
+                        if ja >= na or jb >= nb or (ar == 3 and jc >= nc3):
+                            continue
+                        rows3[0] = sb_rows[sb_lo[cu[z, 2]] + ja]
+                        rows3[1] = sb_rows[sb_lo[cu[z, 3]] + jb]
+                        v = ins[rows3[0]] + ins[rows3[1]] + cf[z, 0]
+                        if ar == 3:
+                            rows3[2] = sb_rows[sb_lo[cu[z, 4]] + jc]
+                            v += ins[rows3[2]]
+                        if spine_scores:
+                            v -= _spine_corr(it, sp_off, sp_score, rows3, ar, root)
+                        pri[ne] = v
+                        ez[ne] = z
+                        eix[ne, 0] = ja
+                        eix[ne, 1] = jb
+                        eix[ne, 2] = jc
+                        heap[hn] = ne
+                        i = hn
+                        while i > 0:
+                            par_ = (i - 1) // 2
+                            a_, b_ = heap[i], heap[par_]
+                            if pri[a_] > pri[b_] or (pri[a_] == pri[b_] and a_ < b_):
+                                heap[i] = b_
+                                heap[par_] = a_
+                                i = par_
+                            else:
+                                break
+                        hn += 1
+                        ne += 1
+            stats[1, cell] = npop
             # -- arc stages on the kept items of the main sub-beams ------------------------
             for stage in range(2):
                 if sn > wrow.shape[0]:
@@ -1117,7 +1176,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                     if n_direct[sit[r, KEY] % N_STATES] == stage:
                         wrow[m] = r
                         m += 1
-                _rank(sins, sidn, wrow, m, wkey[0], K, wkeep[0], word[0])
+                rank_rows(sins, sidn, wrow, m, wkey[0], K, wkeep[0], word[0])
                 nk = 0
                 bound = 0
                 for z in range(m):
@@ -1131,43 +1190,165 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                 if sn + bound > sit.shape[0] or 2 * (sn + bound) > hk.shape[0] or (log and ln + bound > slg.shape[0]):
                     sit, sins, sidn, hk, hv, hg, slg, slw = _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
                                                                      bound, log)
+                hmask = hk.shape[0] - 1
                 for z in range(nk):
                     r = wrow[z]
                     key = sit[r, KEY]
                     o0 = sit[r, O]
-                    so0 = sit[r, SO]
+                    fl0 = sit[r, FLG] & ID_FLAGS
+                    gold_r = mark_gold and (sit[r, FLG] & GOLD) != 0
                     for ridx in range(arc_start[key], arc_start[key + 1]):
                         rule = arc_rules[ridx]
                         par = arc_parent[rule]
                         chd = arc_child[rule]
-                        if arc_xcreate[rule]:
-                            end = p if (par == 0 or chd == 0) else q
-                            for o in range(N):
+                        xcreate = arc_xcreate[rule]
+                        end = p if (par == 0 or chd == 0) else q
+                        # candidate external points: every point outside the span when the rule
+                        # creates one (then each of its spine options), else the item's own
+                        for o in range(0 if xcreate else o0, N if xcreate else o0 + 1):
+                            if xcreate:
                                 if p <= o <= q:
                                     continue
                                 if chd == 2:
                                     cc, pp = o, end
                                 else:
                                     cc, pp = end, o
-                                if cc == root or pair_off[cc * N + pp] < 0:
-                                    continue
                                 if strict and not new_external_ok_roles(par, chd, o, p, q, root):
                                     continue
                                 gk = (X_RIGHT if o > q else X_LEFT) * N_STATES + arc_goal[rule]
-                                # the new point o: its gold pairs with the span's interior die here
-                                xloss = miss * _gold_between(gps, N, o, o + 1, p + 1, q) if train else 0.0
-                                for jo in range(_nsp(sp_off, o)):
-                                    sn, ln = _arc_items(sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off,
-                                                        pair_off, st_best, miss, gold_st, gold_off, gold_id, r, rule,
-                                                        p, q, o, gk, jo, sp_score[sp_off[o] + jo] + xloss, cc, pp,
-                                                        mark_gold, log)
-                        else:
-                            pp, cc = role_points(par, chd, p, q, o0)
+                            else:
+                                pp, cc = role_points(par, chd, p, q, o0)
+                                gk = arc_goal[rule]
                             if pp < 0 or cc < 0 or cc == root or pair_off[cc * N + pp] < 0:
                                 continue
-                            sn, ln = _arc_items(sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, pair_off,
-                                                st_best, miss, gold_st, gold_off, gold_id, r, rule, p, q, o0,
-                                                arc_goal[rule], so0, 0.0, cc, pp, mark_gold, log)
+                            # an external edge is worth creating only if an allowed edge can cross it
+                            # without an end strictly inside the span (notes §3.1; exact: a
+                            # derivation never creates an Exterval whose external edge nothing
+                            # crosses); a structural one only by a trace
+                            cross_s = True
+                            cross_t = True
+                            if xcreate:
+                                # the crosser's end between the edge's ends (not strictly inside
+                                # the span) is among a1..b1; its other end must lie below elo or
+                                # above ehi, and not strictly inside the span either
+                                if o > q:
+                                    a1, b1 = (q + 1, o - 1) if end == q else (q, o - 1)
+                                    elo = p + 1 if end == q else p
+                                    ehi = o
+                                else:
+                                    a1, b1 = (o + 1, p - 1) if end == p else (o + 1, p)
+                                    elo = o
+                                    ehi = q - 1 if end == p else q
+                                cross_s = _crossable(cross, 0, elo, ehi, a1, b1, 1, 0)
+                                cross_t = _crossable(cross, 1, elo, ehi, a1, b1, 1, 0)
+                                if not cross_t:
+                                    continue
+                            # a new point's gold pairs with the span's interior die here
+                            xloss = miss * _gold_between(gps, N, o, o + 1, p + 1, q) if (xcreate and train) else 0.0
+                            rc = role(cc, p, q, o)
+                            rp = role(pp, p, q, o)
+                            m_s = miss * gold_st[0, cc * N + pp]
+                            m_t = miss * gold_st[1, cc * N + pp]
+                            rev = miss * (gold_st[0, pp * N + cc] + gold_st[1, pp * N + cc])
+                            for jo in range(_nsp(sp_off, o) if xcreate else 1):
+                                so = jo if xcreate else sit[r, SO]
+                                extra = sp_score[sp_off[o] + jo] + xloss if xcreate else 0.0
+                                ic_ = sit[r, SP] if rc == 0 else (sit[r, SQ] if rc == 1 else so)
+                                jp_ = sit[r, SP] if rp == 0 else (sit[r, SQ] if rp == 1 else so)
+                                flat = pair_off[cc * N + pp] + ic_ * _nsp(sp_off, pp) + jp_
+                                sv = st_best[0, flat]
+                                tv = st_best[1, flat]
+                                # two proposals: the structural item (a trace may ride along) and
+                                # the trace-only item
+                                for which in range(2):
+                                    if which == 0:
+                                        if sv == NEG or not cross_s:
+                                            continue
+                                        bit = SP_P if rc == 0 else (SP_Q if rc == 1 else SP_O)
+                                        if fl0 & bit or (pp == root and fl0 & ROOT_EDGE):
+                                            continue
+                                        if rc != 2 and rp != 2 and fl0 & XS_IN:
+                                            continue      # a structural edge between the ends would cross o's
+                                        nf = fl0 | bit
+                                        if pp == root:
+                                            nf |= ROOT_EDGE
+                                        if rc == 2:
+                                            nf |= XS_P if rp == 0 else XS_Q
+                                        elif rp == 2:
+                                            nf |= XS_P if rc == 0 else XS_Q
+                                        ride = pp != root and tv > m_t
+                                        w = extra + sv + rev + (tv if ride else m_t)
+                                        ws = w
+                                        wt = extra + sv + rev + tv if tv > NEG else NEG
+                                        mode = MODE_ST if ride else MODE_S
+                                        gold = gold_r and gold_st[0, cc * N + pp] != 0 and \
+                                            ride == (gold_st[1, cc * N + pp] != 0)
+                                    else:
+                                        if tv == NEG or pp == root:
+                                            continue
+                                        nf = fl0
+                                        w = extra + tv + m_s + rev
+                                        ws = NEG
+                                        wt = w
+                                        mode = MODE_T
+                                        gold = gold_r and gold_st[0, cc * N + pp] == 0 and gold_st[1, cc * N + pp] != 0
+                                    idn = ident(o, gk, nf, sit[r, SP], sit[r, SQ], so)
+                                    if gold:
+                                        gold = False
+                                        for zg in range(gold_off[cell], gold_off[cell + 1]):
+                                            if gold_id[zg] == idn:
+                                                gold = True
+                                    score = sins[r] + w
+                                    # add the item to the cell, or merge it into the row with its identity
+                                    h = _mix(idn) & hmask
+                                    while hg[h] == gen and hk[h] != idn:
+                                        h = (h + 1) & hmask
+                                    if hg[h] == gen:
+                                        row = hv[h]
+                                        if score > sins[row]:
+                                            sins[row] = score
+                                            sit[row, KIND] = KIND_ARC
+                                            sit[row, RULE] = rule
+                                            sit[row, A] = r
+                                            sit[row, B] = -1
+                                            sit[row, C] = -1
+                                            sit[row, AUX] = flat
+                                            sit[row, MODE] = mode
+                                        if gold:
+                                            sit[row, FLG] |= GOLD
+                                    else:
+                                        row = sn
+                                        sit[row, P] = p
+                                        sit[row, Q] = q
+                                        sit[row, O] = o
+                                        sit[row, KEY] = gk
+                                        sit[row, FLG] = nf | (GOLD if gold else 0)
+                                        sit[row, SP] = sit[r, SP]
+                                        sit[row, SQ] = sit[r, SQ]
+                                        sit[row, SO] = so
+                                        sit[row, KIND] = KIND_ARC
+                                        sit[row, RULE] = rule
+                                        sit[row, A] = r
+                                        sit[row, B] = -1
+                                        sit[row, C] = -1
+                                        sit[row, AUX] = flat
+                                        sit[row, MODE] = mode
+                                        sins[row] = score
+                                        sidn[row] = idn
+                                        hk[h] = idn
+                                        hv[h] = row
+                                        hg[h] = gen
+                                        sn += 1
+                                    if log:
+                                        slg[ln, LG_GOAL] = row
+                                        slg[ln, LG_A] = r
+                                        slg[ln, LG_B] = -1
+                                        slg[ln, LG_C] = -1
+                                        slg[ln, LG_PAIR] = cc * N + pp
+                                        slw[ln, LW_W] = w
+                                        slw[ln, LW_S] = ws
+                                        slw[ln, LW_T] = wt
+                                        ln += 1
             # -- the cell's indexes; copy the kept items to the permanent table --------------
             if sn > wrow.shape[0]:
                 wrow = np.empty(2 * sn, np.int64)
@@ -1186,7 +1367,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                 wkeep[2, r] = False
             n_ix = 3 if spines else 1
             for ix in range(n_ix):
-                _rank(sins, sidn, wrow, sn, wkey[ix], K, wkeep[ix], word[ix])
+                rank_rows(sins, sidn, wrow, sn, wkey[ix], K, wkeep[ix], word[ix])
             nalive = 0
             for r in range(sn):
                 perm[r] = -1
@@ -1210,7 +1391,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
             for r in range(sn):
                 if perm[r] >= 0 and sit[r, KIND] == KIND_ARC:
                     it[perm[r], A] = perm[sit[r, A]]
-            kept[cell] = nalive
+            stats[2, cell] = nalive
             if nsb + 3 * sn > sb_key.shape[0]:
                 sb_key = _grow_vec(sb_key, nsb + 3 * sn)
                 sb_lo = _grow_vec(sb_lo, nsb + 3 * sn)
@@ -1266,39 +1447,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
         if v > best:
             best = v
             goal = r
-    return it, ins, nit, lg, lw, nlg, goal, best, pops, kept
-
-
-@njit(cache=NUMBA_CACHE, inline="always")
-def _pop(it, ins, sit, sins, sidn, hk, hv, hg, sn, slg, slw, ln, gen, sp_off, sp_score, gold_off, gold_id, coarse,
-         rows3, pts, rule, key, ar, k, l, go, w0, p, q, log):
-    """Apply combination rule ``rule`` (goal key ``key``, arity ``ar``, external point
-    ``go``, missed-edge loss ``w0``) to the permanent rows ``rows3[:ar]`` over [p, q] split
-    at k (and l); ``pts`` (4, 9) is scratch for :func:`_combine`; gold items are marked
-    when ``gold_id`` is not empty.  Returns (sn, ln)."""
-    mark_gold = gold_id.shape[0] > 0
-    N = sp_off.shape[0] - 1
-    root = N - 1
-    cell = p * N + q
-    fl, gsp, gsq, gso, corr = _combine(it, sp_off, sp_score, rows3, ar, p, q, k, l, go, root, pts)
-    if fl < 0:
-        return sn, ln
-    gold = mark_gold and (it[rows3[0], FLG] & GOLD) != 0 and (it[rows3[1], FLG] & GOLD) != 0
-    if ar == 3:
-        gold = gold and (it[rows3[2], FLG] & GOLD) != 0
-    if gold:
-        gold = _is_gold(gold_off, gold_id, cell, ident(go, key, fl, gsp, gsq, gso))
-    if not gold and key // N_STATES == I_SPAN and not (coarse[cell] >> (fl & COARSE_FLAGS)) & 1:
-        return sn, ln
-    w = w0 - corr
-    score = ins[rows3[0]] + ins[rows3[1]] + w
-    if ar == 3:
-        score += ins[rows3[2]]
-    sn, row = _add(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, go, key, fl, gsp, gsq, gso, score, KIND_COMB, rule,
-                   rows3[0], rows3[1], rows3[2], -1, 0, gold)
-    if log:
-        ln = _log(slg, slw, ln, row, rows3[0], rows3[1], rows3[2], -1, w, NEG, NEG)
-    return sn, ln
+    return it, ins, nit, lg, lw, nlg, goal, best, stats
 
 
 @njit(cache=NUMBA_CACHE)

@@ -31,7 +31,8 @@ class ChartResult:
     ``"T"`` in chart positions; ``spines``: each point's spine option; ``items``: dict of
     the kept items' columns (``p, q, o, key, flags, sp, sq, so, ins`` and, with outside,
     ``out`` and ``mm``); ``arc_mm_s`` / ``arc_mm_t`` (N, N): arc max-marginals (with
-    outside); ``pops`` / ``kept`` (N, N): combinations popped and items kept per cell."""
+    outside); ``pops`` / ``kept`` / ``cubes`` (N, N): combinations popped, items kept and
+    sub-cubes per cell."""
 
     score: float
     edges: dict
@@ -39,6 +40,7 @@ class ChartResult:
     items: dict
     pops: np.ndarray
     kept: np.ndarray
+    cubes: np.ndarray
     arc_mm_s: np.ndarray | None = None
     arc_mm_t: np.ndarray | None = None
     goal: int = -1
@@ -79,14 +81,14 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
     g = rules.kernel_args()
     tb = tables.kernel_args()
     raw = K.chart(g, tb, int(beam), int(cube), bool(strict), bool(outside), bool(mark_gold))
-    it, ins, nit, lg, lw, nlg, goal, best, pops, kept = raw
+    it, ins, nit, lg, lw, nlg, goal, best, stats = raw
     N = tables.N
     items = {name: it[:nit, col].copy() for name, col in
              (("p", K.P), ("q", K.Q), ("o", K.O), ("key", K.KEY), ("flags", K.FLG), ("sp", K.SP), ("sq", K.SQ),
               ("so", K.SO), ("kind", K.KIND))}
     items["ins"] = ins[:nit].copy()
-    res = ChartResult(float(best), {}, np.full(N, -1, np.int64), items, pops.reshape(N, N), kept.reshape(N, N),
-                      goal=int(goal), raw=raw)
+    res = ChartResult(float(best), {}, np.full(N, -1, np.int64), items, stats[1].reshape(N, N),
+                      stats[2].reshape(N, N), stats[0].reshape(N, N), goal=int(goal), raw=raw)
     if goal >= 0:
         edges, ne, spines = K.backtrace(g, it, goal, N)
         res.spines = spines

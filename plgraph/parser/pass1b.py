@@ -27,7 +27,6 @@ import numpy as np
 from ..encoding import dep_to_chart_table
 from ..rules.tables import RuleTables, full_tables
 from . import _chart as K
-from .chart import parse_chart
 from .tables import arc_score_tables
 
 NEG = -np.inf
@@ -75,13 +74,12 @@ def run_pass1b(S1: np.ndarray, rules: RuleTables | None = None) -> Pass1b:
     :func:`chart_arc_scores`) under the projective subset of ``rules`` (default: the full
     grammar; its projective subset is the same for every rule subset that derives trees)."""
     tables = arc_score_tables(S1)
-    res = parse_chart(tables, rules if rules is not None else full_tables(), projective=True, outside=True)
+    g = (rules if rules is not None else full_tables()).projective().kernel_args()
+    tb = tables.kernel_args()
+    it, ins, nit, lg, lw, nlg, goal, best, _stats = K.chart(g, tb, 0, 0, True, True, False)
+    out, mm_s, _mm_t = K.outside(it, ins, nit, lg, lw, nlg, tb)
     N = tables.N
     cell_mm = np.full((N * N, 8), NEG)
-    it = res.items
-    I_items = it["key"] // K.N_STATES == K.I_SPAN
-    cells = (it["p"] * N + it["q"])[I_items].astype(np.int64)
-    fl = (it["flags"][I_items] & K.COARSE_FLAGS).astype(np.int64)
-    np.maximum.at(cell_mm, (cells, fl), it["mm"][I_items])
-    arc_mm = res.arc_mm_s.copy()
-    return Pass1b(res.score, arc_mm, cell_mm)
+    cells = it[:nit, K.P].astype(np.int64) * N + it[:nit, K.Q]
+    np.maximum.at(cell_mm, (cells, it[:nit, K.FLG] & K.COARSE_FLAGS), ins[:nit] + out)
+    return Pass1b(float(best), mm_s.reshape(N, N), cell_mm)

@@ -276,9 +276,21 @@ def _check_gold(gold: Gold, N: int, n_s: int, n_t: int, nsp) -> None:
 
 def arc_score_tables(S1) -> ChartTables:
     """Pass-1b tables: best-label structural arc scores ``S1[c, p]`` (chart positions,
-    ``-inf``: not allowed), no trace edges, one spine option per point."""
+    ``-inf``: not allowed), no trace edges, one spine option per point.  (What
+    :func:`dense_tables` builds from ``S1[:, :, None]`` and no trace labels, without its
+    per-label work: pass 1b runs on every sentence.)"""
     S1 = np.asarray(S1, np.float64)
     N = S1.shape[0]
-    if S1.shape != (N, N):
-        raise ValueError(f"S1: expected a square (N, N) table, got {S1.shape}")
-    return dense_tables(S1[:, :, None], np.full((N, N, 0), NEG))
+    if S1.shape != (N, N) or N < 2 or N - 1 > MAX_WORDS:
+        raise ValueError(f"S1: expected a square (N, N) table with 2 <= N <= {MAX_WORDS + 1}, got {S1.shape}")
+    if np.isnan(S1).any() or np.isposinf(S1).any():
+        raise ValueError("S1: scores must be finite or -inf (no NaN or +inf)")
+    S = S1.copy()
+    S[N - 1] = NEG
+    np.fill_diagonal(S, NEG)
+    allowed = np.isfinite(S)
+    pair_off = np.full((N, N), -1, np.int64)
+    pair_off[allowed] = np.arange(int(allowed.sum()))
+    best = S[allowed]
+    return ChartTables(np.ones(N, np.int64), np.zeros(N), pair_off, best, np.zeros(best.shape[0], np.int64),
+                       np.full(best.shape[0], NEG), np.full(best.shape[0], -1, np.int64))
