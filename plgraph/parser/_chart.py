@@ -46,7 +46,10 @@ point of the combination lies).
 *sub-cube* per split, rule and pair/triple of child sub-beams, popped best-first from one
 heap (at most ``cube`` pops) or all corners (``cube = 0``); compaction of the main
 sub-beams; arc stage 0 (items with no direct edge), compaction; arc stage 1 (one direct
-edge); the cell's three sub-beam indexes (notes §5.1: *main* keyed by (key, o), *L* by
+edge; an Exterval is created only if some allowed edge can cross its external edge without
+an end strictly inside the span -- a structural one only by a trace -- notes §3.1, exact
+since a derivation never creates an Exterval whose external edge nothing crosses); the
+cell's three sub-beam indexes (notes §5.1: *main* keyed by (key, o), *L* by
 (key, o, right-end spine) for use as a left child, *R* by (key, o, left-end spine) for
 use as a right or middle child; each keeps its best ``K``); items in no index are
 dropped before the cell is copied to the permanent table, so memory is bounded by the
@@ -55,7 +58,7 @@ beams, not by the pops.
 **Scores** (table layout: :class:`plgraph.parser.tables.ScoreArgs`).  Spines: an init
 item gets half of each end's spine score (the full score at point 0 and ROOT, which lie in
 one init item only), creating an external point adds its full score, and a combination
-subtracts what its children counted twice (notes §4.2; :func:`_combine`).  Arcs: an
+subtracts what its children counted twice (notes §4.2; :func:`_combine_flags`).  Arcs: an
 arc step on item ``r`` for edge ``c -> p'`` proposes the structural item
 ``ins + S + rev + max(T, mT)`` (the trace rides along when ``T > mT``; outside training
 ``mT = 0``: a trace needs a positive score) and the trace-only item ``ins + T + mS + rev``.
@@ -80,10 +83,13 @@ scores, item max-marginals ``ins + out`` and arc max-marginals per (child, paren
 **Speed notes.**  Numba counts references to arrays with atomic operations whenever an
 array (or a tuple holding arrays, such as the rule and score namedtuples) is handed to a
 function that is not inlined, or unpacked inside a loop; in a chart with millions of
-steps those dominated the run time.  So :func:`chart` unpacks the namedtuples once, the
-hot helpers take plain arrays and scalars and are inlined (``inline="always"``), every
-buffer is reserved before a phase that fills it (nothing reallocates inside the loops),
-and the rule helpers of :mod:`plgraph.rules._apply` are called in their scalar forms.
+steps those dominated the run time (``perf``: ~40%), and numba's own inlining does not
+remove them (it binds an inlined function's array arguments with reference counts too).
+So :func:`chart` unpacks the namedtuples once; the pop (combination, merge into the cell,
+log), the cube's heap and the arc step are written out once each in its loop body; the
+helpers they call take scalars (:func:`ident`, the scalar forms of
+:mod:`plgraph.rules._apply`); every buffer is reserved before a phase that fills it
+(nothing reallocates inside the loops).
 
 Cache note: the kernels inline :mod:`plgraph.rules._apply` and :mod:`plgraph.parser._beam`;
 the guard at the end purges this module's cache files when those sources change.
@@ -983,7 +989,8 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                     else:
                         if hn == 0 or npop >= cube:
                             break
-                        # heap pop
+                        # heap pop (the sift-down repeats the heapify's above: as a helper taking
+                        # the heap arrays it would cost two reference-count pairs per pop)
                         x = heap[0]
                         hn -= 1
                         heap[0] = heap[hn]
