@@ -22,9 +22,10 @@ from .tables import Gold
 _SLOTS = ((0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1))   # (child role, parent role) per state slot
 
 
-def item_flags(p: int, q: int, o: int, key: int, structural: set, trace: set, root: int) -> int:
-    """The flags of item ``[p, q]`` (external point ``o``, -1 none; ``key``) in a graph with
-    structural edges ``structural`` and trace edges ``trace`` ((child, parent) sets)."""
+def item_flags(p: int, q: int, o: int, key: int, structural: set, root: int) -> int:
+    """The flags of item ``[p, q]`` (external point ``o``, -1 none; ``key``) in a graph whose
+    structural edges are ``structural`` ((child, parent) pairs): every flag is about
+    structural edges."""
     vis = (p, q, o)
     letters = state_letters()[key % N_STATES]
     direct = {(vis[a], vis[b]) for s, (a, b) in enumerate(_SLOTS) if letters[s] == 2 and vis[a] >= 0 and vis[b] >= 0}
@@ -67,7 +68,7 @@ def gold_item_ids(gold: Gold, rules: RuleTables, strict: bool = True):
     items += [(s.p, s.q, s.o, s.key) for s in d.steps]
     per_cell: dict = {}
     for p, q, o, key in items:
-        fl = item_flags(p, q, o, key, structural, trace, root)
+        fl = item_flags(p, q, o, key, structural, root)
         idn = int(ident(o, key, fl, sp[p], sp[q], sp[o] if o >= 0 else 0))
         per_cell.setdefault(p * N + q, set()).add(idn)
     off = np.zeros(N * N + 1, np.int64)

@@ -130,16 +130,6 @@ class ChartTables:
         off = int(self.pair_off[c, p])
         return -1 if off < 0 else off + i * int(self.nsp[p]) + j
 
-    def pair_of_flat(self, flat: int) -> tuple[int, int, int, int]:
-        """(c, p, i, j) of a flat block index (inverse of :meth:`flat_index`; blocks are laid
-        out in row-major (c, p) order)."""
-        offs = self.pair_off.ravel()
-        pairs = np.flatnonzero(offs >= 0)
-        pair = int(pairs[np.searchsorted(offs[pairs], flat, side="right") - 1])
-        c, p = divmod(pair, self.N)
-        i, j = divmod(flat - int(self.pair_off[c, p]), int(self.nsp[p]))
-        return c, p, i, j
-
     def kernel_args(self) -> ScoreArgs:
         """The :class:`ScoreArgs` of these tables (built once)."""
         cached = getattr(self, "_args", None)
