@@ -3,6 +3,8 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# pytest workers for `make test` (pytest-xdist; files are kept whole on one worker)
+TEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
 .PHONY: help install demo test test-browser figures bench check-full check-evalb screenshots notebooks lab clean
@@ -22,7 +24,7 @@ demo: $(STAMP) ## read the PTB sample, convert and classify every tree, print th
 	$(PY) -m plgraph coverage --json figures/coverage.json --figures figures
 
 test: $(STAMP) ## run the whole suite, notebooks included (quick mode)
-	PLGRAPH_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest tests --nbmake notebooks --nbmake-timeout=900 -q
+	PLGRAPH_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest tests --nbmake notebooks --nbmake-timeout=900 -q -n $(TEST_WORKERS) --dist loadfile
 
 test-browser: $(STAMP) ## drive the arc explorer in headless Chromium (installs Debian's chromium if missing)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

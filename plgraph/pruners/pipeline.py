@@ -730,7 +730,7 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
 
     from ..cache import cache_dir
     from ..config import quick_mode
-    from ..corpora import Corpus
+    from ..lock import FolderLockedError
 
     quick = quick_mode() if quick is None else quick
     if folder is None:
@@ -740,9 +740,22 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
             digest.update(path.read_bytes())
         folder = cache_dir(f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}")
     folder = Path(folder)
-    _wait_for_writer(folder, log)
-    if (folder / "pruners.json").exists():
-        return Pruners.load(folder)
+    for _attempt in range(3):
+        _wait_for_writer(folder, log)
+        if (folder / "pruners.json").exists():
+            return Pruners.load(folder)
+        try:
+            return _train_notebook_models(folder, quick, progress, log)
+        except FolderLockedError:
+            # another process (a notebook or test run in parallel) took the folder
+            # between the check and our lock: wait for it and load what it wrote
+            continue
+    raise FolderLockedError(folder, None, "pruner model folder")
+
+
+def _train_notebook_models(folder, quick, progress, log) -> Pruners:
+    from ..corpora import Corpus
+
     train = Corpus("train", progress=progress).graphs()
     dev = Corpus("dev", progress=progress).graphs()
     cfg = PrunerConfig()
