@@ -166,6 +166,17 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     assert doc["edges_gold_recall_pct"] >= 99.0          # tuned on these dev sentences
     assert doc["spines_reachable_recall_pct"] >= 99.5
     assert 0 < doc["cells_kept_pct"] <= 100 and 0 < doc["edges_kept_pct"] < doc["edge_pairs_kept_pct"]
+    # the seed's definition: kept pairs x their structural EITHER labels over sum n^2 x all labels
+    from plgraph.parser.labels import LabelVocab
+
+    vocab = LabelVocab.from_graphs(train)
+    seed = pruning_stats(loaded, dev, label_vocab=vocab)
+    counts = [vocab.candidate_counts(g.tags, kind=0) for g in dev]
+    lo = min(c[1:, :][~np.eye(len(c) - 1, len(c), 1, dtype=bool)].min() for c in counts)
+    hi = max(c.max() for c in counts)
+    pairs = seed["edge_pairs_kept_pct"]
+    assert pairs * lo / len(vocab) - 1e-3 <= seed["edges_kept_seed_pct"] <= pairs * hi / len(vocab) + 1e-3
+    assert seed["edge_labels_seed"] == len(vocab) and seed["edges_kept_pct"] == doc["edges_kept_pct"]
     p = loaded.prune(dev[0])
     n = len(dev[0].words)
     assert p.cells.shape == (n + 1, n + 1) and len(p.spines) == n
@@ -201,7 +212,7 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     # the CLI reads the same folder
     assert main(["pruners", "stats", "--model-dir", str(tmp_path / "m"), "--split", "dev",
                  "--json", str(tmp_path / "s.json")]) == 0
-    assert {"edges_kept_pct", "edges_gold_recall_pct", "cells_kept_pct", "traces_kept_pct",
+    assert {"edges_kept_pct", "edges_kept_seed_pct", "edges_gold_recall_pct", "cells_kept_pct", "traces_kept_pct",
             "traces_gold_recall_pct", "spines_kept_pct", "spines_gold_recall_pct"} <= set(
         json.loads((tmp_path / "s.json").read_text()))
 

@@ -647,9 +647,18 @@ def tune_thresholds(pr: Pruners, dv: list[SentenceData]) -> Thresholds:
     return Thresholds(arc_ratio=ratio, spine_prob=prob, trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank)
 
 
-def pruning_stats(pr: Pruners, graphs, curves: bool = False) -> dict:
+def pruning_stats(pr: Pruners, graphs, curves: bool = False, label_vocab=None) -> dict:
     """Kept fractions and gold recall of the three pruners on ``graphs`` (percent),
-    plus pass-1 attachment scores, spine accuracy and trace P/R/F."""
+    plus pass-1 attachment scores, spine accuracy and trace P/R/F.
+
+    ``edges_kept_pct`` counts, for every kept (child, parent) pair, the arc pass's own
+    labels allowed for it (attachment nodes seen with the pair's POS class), against
+    Σ n² × its label count.  With ``label_vocab`` (a
+    :class:`plgraph.parser.labels.LabelVocab` of the train split) it adds
+    ``edges_kept_seed_pct``, the seed's definition (the reference's ``PruningStats``:
+    kept labelled arcs against Σ n² × the number of edge labels, the parser's full
+    labels): each kept pair counts its structural EITHER candidates, out of all
+    labels of the vocabulary."""
     from ..dep.evaluate import evaluate
     from .arcpass import dep_sentence
 
@@ -661,6 +670,9 @@ def pruning_stats(pr: Pruners, graphs, curves: bool = False) -> dict:
     dep = pr.arc.encode(dv, pr.normaliser)
     label_counts = [pr.arc.allowed_label_counts(dep, k) for k in range(len(dv))]
     arc_rec, pairs_kept, cells_kept, labelled_kept = arc_recall_at(outputs, dv, th.arc_ratio, label_counts)
+    seed_counts = None
+    if label_vocab is not None:   # [parent, child] as arc_recall_at reads them
+        seed_counts = [(label_vocab.candidate_counts(g.tags, kind=0).T, len(label_vocab)) for g in graphs]
     sp_rec, sp_kept_cand, sp_kept_all = spine_recall_at(pr, outputs, dv, th.spine_prob)
     sp_rec_reach = spine_recall_at(pr, outputs, dv, th.spine_prob, reachable_only=True)[0]
     tr_rec, tr_kept_all, tr_kept_cand = trace_recall_at(pr, outputs, dv, th.trace_prob, th.trace_rank)
@@ -688,12 +700,18 @@ def pruning_stats(pr: Pruners, graphs, curves: bool = False) -> dict:
         "labels": n_labels,
         "sentences_per_second": round(len(dv) / seconds, 1),
     }
+    if seed_counts is not None:
+        doc["edges_kept_seed_pct"] = round(100 * arc_recall_at(outputs, dv, th.arc_ratio, seed_counts)[3], 4)
+        doc["edge_labels_seed"] = len(label_vocab)
     doc.update({k.replace("dev_", ""): v for k, v in trace_prf(pr.trace, pr.trace_w, enc, dv).items()})
     if curves:
         doc["arc_curve"] = [dict(zip(("ratio", "recall_pct", "pairs_kept_pct", "cells_kept_pct", "edges_kept_pct"),
                                      (float(r), *[round(100 * x, 4)
                                                   for x in arc_recall_at(outputs, dv, r, label_counts)])))
                             for r in np.round(np.linspace(0, 0.99, 34), 3)]
+        if seed_counts is not None:
+            for row in doc["arc_curve"]:
+                row["edges_kept_seed_pct"] = round(100 * arc_recall_at(outputs, dv, row["ratio"], seed_counts)[3], 5)
         doc["spine_curve"] = [dict(zip(("prob", "recall_pct", "kept_of_candidates_pct", "kept_pct"),
                                        (float(p), *[round(100 * x, 4) for x in spine_recall_at(pr, outputs, dv, p)])))
                               for p in np.geomspace(1e-4, 0.5, 30)]
