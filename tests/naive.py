@@ -1370,3 +1370,27 @@ class NaiveGraphParser:
             for part in graph.edges:
                 arc_mm[part] = max(arc_mm.get(part, -math.inf), value)
         return NaiveResult(best, best_graph, item_mm, arc_mm, n_graphs, n_labelled)
+
+
+# -- pass 2's score tables --------------------------------------------------------------
+def pass2_label_tables(s, tokens, w, mask, augment, weights):
+    """Twin of ``plgraph.parser._pass2.label_tables``: per pair of the prepared sentence
+    ``s``, {kind: (best score, label)}, summing the weights of the pair's feature keys
+    for every candidate label in plain Python (loss-augmented with ``augment``)."""
+    from plgraph.pruners._kernels import MAX_PAIR_KEYS, pair_keys, windex
+
+    out = []
+    keys = np.empty(MAX_PAIR_KEYS, np.uint64)
+    for k in range(s.pc.shape[0]):
+        nk = pair_keys(tokens.wh, tokens.th, s.base, s.n, int(s.pc[k]), int(s.pp[k]), False, keys)
+        best = {0: (-np.inf, -1), 1: (-np.inf, -1)}
+        for j in range(s.cand_off[k], s.cand_off[k + 1]):
+            lab, kind = int(s.cand_lab[j]), int(s.cand_kind[j])
+            sc = sum(w[windex(keys[i], lab, mask)] for i in range(nk))
+            if augment:
+                g = int((s.gold_s if kind == 0 else s.gold_t)[k])
+                sc += weights.extra if g < 0 else (0.0 if g == lab else weights.wrong_label)
+            if sc > best[kind][0]:
+                best[kind] = (sc, lab)
+        out.append(best)
+    return out

@@ -1,0 +1,112 @@
+"""Training and measuring pass 2 in memory (design notes ``1ec-parser.md`` §6.2).
+
+:func:`prepare_corpus` turns graphs into :class:`~plgraph.parser.pass2.Pass2Sentence` s
+(pruned by the coarse models), :func:`train_pass2` runs the online primal subgradient +
+AdaGrad learner (:mod:`plgraph.learn`) over loss-augmented decodes and records per epoch
+the loss, search errors, arithmetic mismatches, failed parses and sentences not derivable
+under the rules, and the dev scores of :func:`evaluate_pass2`.  The model folder, resume
+and the command line come with the rest of the issue "The trained graph parser".
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..encoding import encode_graph, encode_tokens
+from ..learn import make_learner, run_epoch
+from ..learn.learners import plain_read_args
+from ..rules.tables import RuleTables
+from .labels import LabelVocab
+from .pass2 import Pass2Config, Pass2Model, batch_gradient, prepare
+
+
+@dataclass
+class PreparedCorpus:
+    """Sentences prepared for pass 2 and the token arrays their features read."""
+
+    sents: list
+    tokens: object
+    skipped: list = field(default_factory=list)
+
+
+def prepare_corpus(graphs, pruners, vocab: LabelVocab, *, training: bool, rules: RuleTables | None = None,
+                   max_words: int | None = None, progress=None) -> PreparedCorpus:
+    """Prune and prepare ``graphs`` with their gold graphs (those longer than ``max_words``
+    are skipped and listed); ``training`` protects gold from pruning and marks its items
+    (with ``rules``)."""
+    from .. import progress as P
+
+    keep = [g for g in graphs if max_words is None or len(g) <= max_words]
+    skipped = [g.id for g in graphs if max_words is not None and len(g) > max_words]
+    tokens = encode_tokens([encode_graph(g) for g in keep], pruners.normaliser, pruners.tags)
+    types = pruners.trace.labels.index
+    sents = []
+    with P.bar(len(keep), "pass 2: pruning and candidates", progress) as bar:
+        for i, g in enumerate(keep):
+            sents.append(prepare(g, pruners.prune(g), vocab, types, int(tokens.tok_off[i]), gold=True,
+                                 protect_gold=training, rules=rules if training else None))
+            bar.update(1)
+    return PreparedCorpus(sents, tokens, skipped)
+
+
+def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: RuleTables | None = None) -> dict:
+    """Structural attachment (UAS; LAS = the full label right) over every word, and
+    unlabelled / labelled trace-edge precision and recall against the representable gold
+    graph, in percent; plus failed parses and decoding speed."""
+    right_u = right_l = words = 0
+    t_pred = t_gold = t_right_u = t_right_l = failed = 0
+    start = time.perf_counter()
+    for s in corpus.sents:
+        d = model.decode(s, corpus.tokens, read_args, rules)
+        failed += int(not d.result.parsed)
+        heads = {c: (p, lab) for (c, p, kind), lab in d.result.edges.items() if kind == "S"}
+        for c in range(s.n):
+            words += 1
+            gp = np.flatnonzero(s.gold.s[c] >= 0)
+            if gp.size and c in heads and heads[c][0] == gp[0]:
+                right_u += 1
+                right_l += int(heads[c][1] == s.gold.s[c, gp[0]])
+        traces = {(c, p): lab for (c, p, kind), lab in d.result.edges.items() if kind == "T"}
+        t_pred += len(traces)
+        t_gold += int((s.gold.t >= 0).sum())
+        for (c, p), lab in traces.items():
+            if s.gold.t[c, p] >= 0:
+                t_right_u += 1
+                t_right_l += int(s.gold.t[c, p] == lab)
+    seconds = time.perf_counter() - start
+    pct = lambda a, b: round(100.0 * a / b, 2) if b else 0.0  # noqa: E731
+    return {"sentences": len(corpus.sents), "uas": pct(right_u, words), "las": pct(right_l, words),
+            "trace_p": pct(t_right_u, t_pred), "trace_r": pct(t_right_u, t_gold),
+            "trace_labelled_p": pct(t_right_l, t_pred), "trace_labelled_r": pct(t_right_l, t_gold),
+            "failed": failed, "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}
+
+
+def train_pass2(train: PreparedCorpus, dev: PreparedCorpus | None, vocab: LabelVocab, rules: RuleTables,
+                config: Pass2Config = Pass2Config(), *, seed: int = 0, progress=None, log=None):
+    """Train pass 2; returns ``(model, final weights, history)``.  ``history`` has one
+    record per epoch: loss, search errors, mismatches (must be 0), failed parses, not
+    derivable, seconds, and the dev scores."""
+    model = Pass2Model(vocab, config)
+    lrn = make_learner("adagrad", model.n_weights, eta=config.eta, C=config.C, reg=config.reg)
+    rng = np.random.default_rng(seed)
+    history = []
+    for epoch in range(1, config.epochs + 1):
+        stats: dict = {}
+        ep = run_epoch(lrn, len(train.sents),
+                       lambda b: batch_gradient(model, [train.sents[i] for i in b], train.tokens, lrn, rules,
+                                                stats=stats),
+                       batch_size=config.batch, rng=rng, epoch=epoch, progress=progress, name="pass 2")
+        rec = {"epoch": epoch, "loss": ep.loss, "seconds": round(ep.seconds, 1), **stats}
+        if dev is not None:
+            snapshot = make_learner("adagrad", model.n_weights, eta=config.eta, C=config.C, reg=config.reg)
+            snapshot.w, snapshot.q, snapshot.u, snapshot.n = lrn.w.copy(), lrn.q.copy(), lrn.u.copy(), lrn.n
+            snapshot.catch_up()
+            rec.update({f"dev_{k}": v for k, v in evaluate_pass2(model, plain_read_args(snapshot.w), dev,
+                                                                 rules).items()})
+        history.append(rec)
+        if log:
+            log(rec)
+    lrn.catch_up()
+    return model, lrn.w.copy(), history
