@@ -162,3 +162,25 @@ def test_training_on_short_sentences_lowers_their_loss(setting):
         return right / total
 
     assert attachment(args) > attachment(plain_read_args(np.zeros(model.n_weights))) + 0.1
+
+
+def test_parallel_batch_decoding_gives_the_serial_gradient(setting):
+    """Sentences of a batch decode in threads (the kernels release the GIL); the summed
+    gradient and the counters do not depend on the number of threads."""
+    model = Pass2Model(setting["vocab"], Pass2Config(bits=18))
+    lrn = make_learner("adagrad", model.n_weights, eta=0.3, C=1e-9, reg="l1")
+    batch = setting["sents"][:12]
+    out = {}
+    for threads in (1, 2):
+        stats = {}
+        g = batch_gradient(model, batch, setting["tokens"], lrn, setting["rules"], stats=stats, threads=threads)
+        out[threads] = (g, stats)
+    (g1, s1), (g2, s2) = out[1], out[2]
+    assert g1.loss == g2.loss > 0 and s1 == s2
+    np.testing.assert_array_equal(g1.idx, g2.idx)
+    np.testing.assert_array_equal(g1.val, g2.val)
+    lrn.step(g1)                       # after an update the weights differ from zero: still equal
+    a = batch_gradient(model, batch, setting["tokens"], lrn, setting["rules"], threads=1)
+    b = batch_gradient(model, batch, setting["tokens"], lrn, setting["rules"], threads=2)
+    np.testing.assert_array_equal(a.idx, b.idx)
+    np.testing.assert_array_equal(a.val, b.val)

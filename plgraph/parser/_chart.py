@@ -651,7 +651,7 @@ def _reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen, extra, log):
 
 
 # -- the chart ----------------------------------------------------------------------------------
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def chart(g, tb, K, cube, strict, log, mark_gold):
     """Run the chart over one sentence.
 
@@ -1457,7 +1457,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
     return it, ins, nit, lg, lw, nlg, goal, best, stats
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def outside(it, ins, n_items, lg, lw, n_log, tb):
     """Outside scores from the hyperedge log of :func:`chart` (reverse order; every goal
     item's outside is its :func:`goal_extra`).  Returns ``(out, mm_s, mm_t)``: per-item
@@ -1502,7 +1502,7 @@ def outside(it, ins, n_items, lg, lw, n_log, tb):
     return out, mm_s, mm_t
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def backtrace(g, it, goal, N):
     """The derivation below ``goal``: ``(edges, n_edges, spines)`` with one row (child,
     parent, mode, flat score index) per arc step and each point's spine option."""

@@ -6,7 +6,8 @@ al. 2005 templates plain and with direction x distance; notes 1ec-anchor.md §5.
 key conjoined with the whole label, the reference's "structure id"
 (``ruleStructuralFeatureOnly``).  Positions are the chart's: words ``0..n-1``, ROOT ``n``
 (whose word and tag atoms are the end-of-sentence markers).  Weights are read with
-:func:`plgraph.learn._kernels.wpeek` (AdaGrad's lazy catch-up, not written back).
+:func:`plgraph.learn._kernels.wpeek` (AdaGrad's lazy catch-up, not written back), and the
+kernels release the GIL, so the sentences of a batch decode in parallel threads.
 
 The reference splits the score into parent, child and pair caches (``getArcScorePSG``);
 here every key is read per label, which is the same sum.
@@ -19,12 +20,13 @@ from numba import njit
 from .. import _numba_cache
 from ..config import NUMBA_CACHE
 from ..pruners import _kernels as PK
+from ..learn._kernels import wpeek
 from ..pruners._kernels import MAX_PAIR_KEYS, pair_keys, score, windex
 
 NEG = -np.inf
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s, gold_t, augment, extra, wrong,
                  mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best, t_lab, s_plain, t_plain):
     """Best structural and best trace label of every listed pair ``(pc[k], pp[k])``.
@@ -69,7 +71,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
         t_plain[k] = plain_of[1]
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def edge_features(wh, th, base, n, ec, ep, elab, sign, mask, out_idx, out_val):
     """Feature indices of the edges ``(ec[e], ep[e], elab[e])`` with value ``sign[e]``
     written to ``out_idx`` / ``out_val`` (room for ``MAX_PAIR_KEYS`` per edge); returns how
@@ -83,6 +85,15 @@ def edge_features(wh, th, base, n, ec, ep, elab, sign, mask, out_idx, out_val):
             out_val[m] = sign[e]
             m += 1
     return m
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def weight_dot(idx, val, w, q, u, nn, eta, C, reg):
+    """``sum_k val[k] * w[idx[k]]``, weights caught up without write-back."""
+    s = 0.0
+    for k in range(idx.shape[0]):
+        s += val[k] * wpeek(w, q, u, nn, eta, C, reg, idx[k])
+    return s
 
 
 if NUMBA_CACHE:

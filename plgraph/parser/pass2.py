@@ -255,8 +255,7 @@ class Pass2Model:
     def edge_scores(self, sent: Pass2Sentence, tokens, read_args, edges) -> float:
         """``w . phi`` of the labelled edges ``[(c, p, label)]``, straight from the features."""
         idx, val = self.features(sent, tokens, edges, 1.0)
-        w = np.array([_read(read_args, int(i)) for i in idx]) if idx.size else np.zeros(0)
-        return float((w * val).sum())
+        return float(K.weight_dot(idx, val, *read_args))
 
     def features(self, sent: Pass2Sentence, tokens, edges, sign: float):
         """Feature (index, value) entries of labelled edges ``[(c, p, label)]``."""
@@ -296,36 +295,48 @@ def gold_edges(gold: Gold) -> list:
     return out
 
 
-def _read(read_args, i: int) -> float:
-    from ..learn._kernels import wpeek
-
-    return float(wpeek(*read_args, i))
+def _decode_for_gradient(model, sent, tokens, read_args, rules, weights):
+    d = model.decode(sent, tokens, read_args, rules, augment=True, weights=weights)
+    parts = []
+    if d.result.parsed and d.loss != 0.0:
+        pred = [(c, p, lab) for (c, p, _kind), lab in d.result.edges.items()]
+        parts = [model.features(sent, tokens, edges, sign) for edges, sign in ((pred, 1.0),
+                                                                                (gold_edges(sent.gold), -1.0))]
+    return d, parts
 
 
 def batch_gradient(model: Pass2Model, sents, tokens, learner, rules, weights: LossWeights = LossWeights(),
-                   stats: dict | None = None) -> SparseGradient:
+                   stats: dict | None = None, threads: int = 1) -> SparseGradient:
     """Summed ``phi(y_hat) - phi(y)`` of loss-augmented decodes of ``sents`` (those with
     loss 0 add nothing); counts search errors, mismatches, failed parses and sentences
-    whose gold is not derivable under ``rules`` into ``stats``."""
+    whose gold is not derivable under ``rules`` into ``stats``.
+
+    With ``threads`` > 1 the sentences decode in parallel threads (the kernels release
+    the GIL and read the weights without writing them); the gradient is assembled in
+    sentence order, so it does not depend on the number of threads."""
+    read_args = learner.read_args()
+    job = lambda sent: _decode_for_gradient(model, sent, tokens, read_args, rules, weights)  # noqa: E731
+    if threads > 1 and len(sents) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(threads, len(sents))) as pool:
+            done = list(pool.map(job, sents))
+    else:
+        done = [job(sent) for sent in sents]
     idx_parts, val_parts = [], []
     loss = 0.0
-    read_args = learner.read_args()
-    for sent in sents:
-        d = model.decode(sent, tokens, read_args, rules, augment=True, weights=weights)
+    for sent, (d, parts) in zip(sents, done):
         if stats is not None:
             stats["sentences"] = stats.get("sentences", 0) + 1
             stats["search_errors"] = stats.get("search_errors", 0) + int(d.search_error)
             stats["mismatches"] = stats.get("mismatches", 0) + int(d.mismatch)
             stats["failed"] = stats.get("failed", 0) + int(not d.result.parsed)
             stats["not_derivable"] = stats.get("not_derivable", 0) + int(sent.gold_items is None)
-        if not d.result.parsed or d.loss == 0.0:
-            continue
-        loss += d.loss
-        pred = [(c, p, lab) for (c, p, _kind), lab in d.result.edges.items()]
-        for edges, sign in ((pred, 1.0), (gold_edges(sent.gold), -1.0)):
-            i, v = model.features(sent, tokens, edges, sign)
-            idx_parts.append(i)
-            val_parts.append(v)
+        if parts:
+            loss += d.loss
+            for i, v in parts:
+                idx_parts.append(i)
+                val_parts.append(v)
     if not idx_parts:
         return SparseGradient(np.zeros(0, np.int64), np.zeros(0), loss)
     return SparseGradient(np.concatenate(idx_parts), np.concatenate(val_parts), loss)

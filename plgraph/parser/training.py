@@ -84,10 +84,11 @@ def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: 
 
 
 def train_pass2(train: PreparedCorpus, dev: PreparedCorpus | None, vocab: LabelVocab, rules: RuleTables,
-                config: Pass2Config = Pass2Config(), *, seed: int = 0, progress=None, log=None):
+                config: Pass2Config = Pass2Config(), *, seed: int = 0, threads: int = 2, progress=None, log=None):
     """Train pass 2; returns ``(model, final weights, history)``.  ``history`` has one
     record per epoch: loss, search errors, mismatches (must be 0), failed parses, not
-    derivable, seconds, and the dev scores."""
+    derivable, seconds, and the dev scores.  Each mini-batch decodes on ``threads``
+    threads (the result does not depend on it)."""
     model = Pass2Model(vocab, config)
     lrn = make_learner("adagrad", model.n_weights, eta=config.eta, C=config.C, reg=config.reg)
     rng = np.random.default_rng(seed)
@@ -96,7 +97,7 @@ def train_pass2(train: PreparedCorpus, dev: PreparedCorpus | None, vocab: LabelV
         stats: dict = {}
         ep = run_epoch(lrn, len(train.sents),
                        lambda b: batch_gradient(model, [train.sents[i] for i in b], train.tokens, lrn, rules,
-                                                stats=stats),
+                                                stats=stats, threads=threads),
                        batch_size=config.batch, rng=rng, epoch=epoch, progress=progress, name="pass 2")
         rec = {"epoch": epoch, "loss": ep.loss, "seconds": round(ep.seconds, 1), **stats}
         if dev is not None:
