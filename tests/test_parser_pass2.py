@@ -184,3 +184,12 @@ def test_parallel_batch_decoding_gives_the_serial_gradient(setting):
     b = batch_gradient(model, batch, setting["tokens"], lrn, setting["rules"], threads=2)
     np.testing.assert_array_equal(a.idx, b.idx)
     np.testing.assert_array_equal(a.val, b.val)
+    # dev evaluation in threads scores what the serial one does
+    from plgraph.parser.training import PreparedCorpus, evaluate_pass2
+
+    dev = PreparedCorpus(setting["sents"][setting["n_train"]:], setting["tokens"])
+    one = evaluate_pass2(model, lrn.read_args(), dev, setting["rules"], threads=1)
+    two = evaluate_pass2(model, lrn.read_args(), dev, setting["rules"], threads=2)
+    assert {k: v for k, v in one.items() if k != "sentences_per_second"} == {
+        k: v for k, v in two.items() if k != "sentences_per_second"}
+    assert one["sentences"] == len(dev.sents) and 0 < one["uas"] <= 100
