@@ -40,6 +40,7 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_viz.py
 	$(PY) bench/bench_pruners.py
 	$(PY) bench/bench_parser.py
+	$(PY) bench/bench_pass2.py
 	$(PY) bench/bench_eval.py
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)

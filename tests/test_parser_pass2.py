@@ -193,3 +193,21 @@ def test_parallel_batch_decoding_gives_the_serial_gradient(setting):
     assert {k: v for k, v in one.items() if k != "sentences_per_second"} == {
         k: v for k, v in two.items() if k != "sentences_per_second"}
     assert one["sentences"] == len(dev.sents) and 0 < one["uas"] <= 100
+
+
+def test_a_malformed_graph_is_skipped_and_named(setting):
+    """A corpus run leaves out a sentence whose edge names a node its parent's spine lacks,
+    and says which and why; the others are prepared."""
+    import copy
+
+    from plgraph.parser.training import prepare_corpus
+
+    good = setting["graphs"][:3]
+    bad = copy.deepcopy(good[1])
+    bad.id = "wsj_bad.1"
+    bad.label = bad.label.copy()
+    k = int(np.flatnonzero((bad.kind == 0) & (bad.parent > 0))[0])
+    bad.label[k] = "XP_7"
+    out = prepare_corpus([good[0], bad, good[2]], setting["pr"], setting["vocab"], training=False)
+    assert [s.id for s in out.sents] == [good[0].id, good[2].id]
+    assert len(out.skipped) == 1 and out.skipped[0][0] == "wsj_bad.1" and "XP_7" in out.skipped[0][1]

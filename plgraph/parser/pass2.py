@@ -19,8 +19,9 @@ mismatch.  A training decode whose gold graph outscores the prediction's augment
 is a *search error* (gold fell off a beam; the reference's ``goldPruned``); the update is
 made anyway, as the reference does.
 
-Still open (issue "The trained graph parser"): the coarse check against pass 1b's item
-max-marginals, crossability from the kept traces, and pass 3.
+Crossing items are limited by the kept traces through the chart's crossability tables
+(built from the pairs allowed a trace edge).  Still open (issue "The trained graph
+parser"): the coarse check against pass 1b's item max-marginals, and pass 3.
 """
 from __future__ import annotations
 
@@ -56,7 +57,6 @@ class Pass2Config:
     C: float = 1e-9
     reg: str = "l1"
     epochs: int = 1
-    max_words: int = 40
 
 
 @dataclass

@@ -24,7 +24,8 @@ from .pass2 import Pass2Config, Pass2Model, batch_gradient, prepare
 
 @dataclass
 class PreparedCorpus:
-    """Sentences prepared for pass 2 and the token arrays their features read."""
+    """Sentences prepared for pass 2, the token arrays their features read, and the
+    ``(id, reason)`` of the sentences left out."""
 
     sents: list
     tokens: object
@@ -33,20 +34,25 @@ class PreparedCorpus:
 
 def prepare_corpus(graphs, pruners, vocab: LabelVocab, *, training: bool, rules: RuleTables | None = None,
                    max_words: int | None = None, progress=None) -> PreparedCorpus:
-    """Prune and prepare ``graphs`` with their gold graphs (those longer than ``max_words``
-    are skipped and listed); ``training`` protects gold from pruning and marks its items
-    (with ``rules``)."""
+    """Prune and prepare ``graphs`` with their gold graphs; ``training`` protects gold from
+    pruning and marks its items (with ``rules``).  Sentences longer than ``max_words``, and
+    sentences whose graph is malformed (an :class:`~plgraph.errors.InputError`), are
+    skipped and listed in :attr:`PreparedCorpus.skipped` as ``(id, reason)``."""
+    from ..errors import InputError
     from .. import progress as P
 
     keep = [g for g in graphs if max_words is None or len(g) <= max_words]
-    skipped = [g.id for g in graphs if max_words is not None and len(g) > max_words]
+    skipped = [(g.id, f"more than {max_words} words") for g in graphs if max_words is not None and len(g) > max_words]
     tokens = encode_tokens([encode_graph(g) for g in keep], pruners.normaliser, pruners.tags)
     types = pruners.trace.labels.index
     sents = []
     with P.bar(len(keep), "pass 2: pruning and candidates", progress) as bar:
         for i, g in enumerate(keep):
-            sents.append(prepare(g, pruners.prune(g), vocab, types, int(tokens.tok_off[i]), gold=True,
-                                 protect_gold=training, rules=rules if training else None))
+            try:
+                sents.append(prepare(g, pruners.prune(g), vocab, types, int(tokens.tok_off[i]), gold=True,
+                                     protect_gold=training, rules=rules if training else None))
+            except InputError as err:
+                skipped.append((g.id, str(err)))
             bar.update(1)
     return PreparedCorpus(sents, tokens, skipped)
 
