@@ -205,12 +205,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _tolerant_streams() -> None:
     """Let messages that quote undecodable input (surrogate escapes) or characters the
-    terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.reconfigure(errors="backslashreplace")
-        except (AttributeError, ValueError):  # replaced streams (pytest capture, notebooks)
-            pass
+    terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError.
+
+    SIGINT is held back while the streams are reconfigured: a Ctrl-C landing inside
+    ``reconfigure`` leaves stderr unusable ("lost sys.stderr"), so "interrupted" could not
+    be printed; held back, it is raised right after, where :func:`main` reports it."""
+    import signal
+    import threading
+
+    block = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    if block:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (AttributeError, ValueError):  # replaced streams (pytest capture, notebooks)
+                pass
+    finally:
+        if block:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def main(argv=None) -> int:

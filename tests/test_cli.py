@@ -73,3 +73,30 @@ def test_python_dash_m_entry_point():
 
     out = subprocess.run([sys.executable, "-m", "plgraph", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "coverage" in out.stdout and "convert" in out.stdout
+
+
+def test_ctrl_c_while_the_streams_are_reconfigured_waits_for_them():
+    """A SIGINT arriving inside the stream reconfiguration at start-up is held back until
+    both streams are reconfigured, then reported as "interrupted" (exit 130): a
+    KeyboardInterrupt inside ``TextIOWrapper.reconfigure`` can leave stderr unusable."""
+    import subprocess
+    import sys
+
+    runner = """
+import io, os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+class Stream(io.TextIOWrapper):
+    def reconfigure(self, **kw):
+        os.kill(os.getpid(), signal.SIGINT)       # Ctrl-C lands mid-way
+        super().reconfigure(**kw)
+
+sys.stderr = Stream(sys.stderr.buffer, encoding="utf-8", line_buffering=True)
+import plgraph.cli
+rc = plgraph.cli.main(["rules", "--help"])
+print(rc, sys.stderr.errors, flush=True)
+"""
+    p = subprocess.run([sys.executable, "-c", runner], capture_output=True, text=True, timeout=120,
+                       cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+    assert p.stdout.split() == ["130", "backslashreplace"], (p.stdout, p.stderr)
+    assert p.stderr.strip() == "plgraph: interrupted"
