@@ -207,15 +207,17 @@ def _tolerant_streams() -> None:
     """Let messages that quote undecodable input (surrogate escapes) or characters the
     terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError.
 
-    SIGINT is held back while the streams are reconfigured: a Ctrl-C landing inside
-    ``reconfigure`` leaves stderr unusable ("lost sys.stderr"), so "interrupted" could not
-    be printed; held back, it is raised right after, where :func:`main` reports it."""
+    A Ctrl-C landing inside ``reconfigure`` can leave stderr unusable ("lost sys.stderr"),
+    so "interrupted" could not be printed: while the streams are reconfigured SIGINT only
+    records itself (Python runs signal handlers in the main thread, whichever thread the
+    OS delivered it to), and is raised again, to the previous handler, right after."""
     import signal
     import threading
 
-    block = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
-    if block:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    got: list = []
+    guard = threading.current_thread() is threading.main_thread()
+    if guard:
+        previous = signal.signal(signal.SIGINT, lambda *_: got.append(True))
     try:
         for stream in (sys.stdout, sys.stderr):
             try:
@@ -223,8 +225,10 @@ def _tolerant_streams() -> None:
             except (AttributeError, ValueError):  # replaced streams (pytest capture, notebooks)
                 pass
     finally:
-        if block:
-            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if guard:
+            signal.signal(signal.SIGINT, previous)
+    if got:
+        signal.raise_signal(signal.SIGINT)
 
 
 def main(argv=None) -> int:
