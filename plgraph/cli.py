@@ -153,6 +153,7 @@ COMMAND_MODULES: list[str] = [
     "plgraph.lm.cli",
     "plgraph.dep.cli",
     "plgraph.eval.cli",
+    "plgraph.parser.cli",
 ]
 
 

@@ -1394,3 +1394,91 @@ def pass2_label_tables(s, tokens, w, mask, augment, weights):
                 best[kind] = (sc, lab)
         out.append(best)
     return out
+
+
+# -- pass 3's score tables ------------------------------------------------------------------
+def spine_label_fits(label, child_spine, parent_spine):
+    """Whether ``label`` (a plgraph.parser.labels.Label) can join a child whose spine
+    identity is ``child_spine`` to a parent with ``parent_spine`` (None: ROOT), read
+    straight off the spine strings: a structural label leaves the child's top node
+    and attaches to a non-null or null parent node whose nearest non-null node below is
+    the label's sibling; a trace label joins two nodes (with their null flags) of the
+    two spines.  Self-loop traces after ``|`` are not nodes."""
+    def nodes(spine):
+        """[(name, is null, non-null node below or '_')] bottom to top, names counted per label."""
+        import re
+
+        out, counts, nulls, below, pending = [], {}, {}, "_", []
+        depth, part, parts = 0, "", []
+        for ch in spine.split("|")[0]:
+            if ch == "_" and depth == 0:
+                parts.append(part)
+                part = ""
+                continue
+            depth += (ch == "(") - (ch == ")")
+            part += ch
+        parts.append(part)
+        for part in parts:
+            if part.startswith("("):       # a null subtree: constituents are "(LABEL_", leaves "(word)"
+                for lab in re.findall(r"\(([^()_]+)_", part):
+                    c = nulls.get(lab, 0)
+                    nulls[lab] = c + 1
+                    pending.append(f"{lab}_{c}")
+            elif part not in ("", ):
+                c = counts.get(part, 0)
+                counts[part] = c + 1
+                out += [(nm, True, below) for nm in pending] + [(f"{part}_{c}", False, below)]
+                pending, below = [], f"{part}_{c}"
+        return out + [(nm, True, below) for nm in pending]
+
+    cn = nodes(child_spine)
+    if label.kind == 0:
+        top = [x[0] for x in cn if not x[1]][-1] if any(not x[1] for x in cn) else "_"
+        if label.child != top or label.child_null:
+            return False
+        if parent_spine is None:
+            return label.parent == "ROOT_0" and not label.parent_null
+        return any(nm == label.parent and nl == label.parent_null and below == label.sibling
+                   for nm, nl, below in nodes(parent_spine))
+    if parent_spine is None:
+        return False
+    child_ok = label.child == "_" or any(nm == label.child and nl == label.child_null for nm, nl, _ in cn)
+    return child_ok and any(nm == label.parent and nl == label.parent_null for nm, nl, _ in nodes(parent_spine))
+
+
+def pass3_scores(s, tokens, w, mask, vocab, identities):
+    """Dense per-label scores of a prepared pass-3 sentence ``s`` in plain Python:
+    ``(S, T, spine_score)`` of shapes (N, N, K, K, L) and (N, K) for
+    :class:`NaiveGraphParser` (-inf: not allowed), summing the weights of the arc keys
+    x label, the joint keys x label and the spine keys x spine for every candidate."""
+    from plgraph.parser._pass3 import SPINE_SALT, joint_keys
+    from plgraph.pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, pair_keys, windex, word_keys
+
+    N, K, L = s.N, int(s.nsp.max()), len(vocab)
+    off = np.concatenate([[0], np.cumsum(s.nsp)])
+    sid = lambda x, i: int(s.sp_id[off[x] + i])  # noqa: E731
+    S = np.full((N, N, K, K, L), -np.inf)
+    T = np.full((N, N, K, K, L), -np.inf)
+    keys = np.empty(max(MAX_PAIR_KEYS, MAX_WORD_KEYS), np.uint64)
+    jk = np.empty(8, np.uint64)
+    for k in range(s.pc.shape[0]):
+        c, p = int(s.pc[k]), int(s.pp[k])
+        nk = pair_keys(tokens.wh, tokens.th, s.base, s.n, c, p, False, keys)
+        arc = {int(lab): sum(w[windex(keys[i], int(lab), mask)] for i in range(nk))
+               for lab in s.cand_lab[s.cand_off[k]:s.cand_off[k + 1]]}
+        for i in range(s.nsp[c]):
+            for j in range(s.nsp[p]):
+                a, b = sid(c, i), sid(p, j)
+                nj = joint_keys(tokens.th, s.base, s.n, c, p, a, b, jk)
+                for lab, sc in arc.items():
+                    L_ = vocab.labels[lab]
+                    if not spine_label_fits(L_, identities[a], None if p == s.n else identities[b]):
+                        continue
+                    X = S if L_.kind == 0 else T
+                    X[c, p, i, j, lab] = sc + sum(w[windex(jk[t], lab, mask)] for t in range(nj))
+    spine = np.zeros((N, K))
+    for x in range(s.n):
+        nk = word_keys(tokens.wh, tokens.th, s.base, s.n, x, keys)
+        for i in range(s.nsp[x]):
+            spine[x, i] = sum(w[windex(keys[t] ^ SPINE_SALT, sid(x, i), mask)] for t in range(nk))
+    return S, T, spine

@@ -72,6 +72,18 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
+def candidate_scores(wh, th, base, n, pc, pp, cand_off, cand_lab, mask, w, q, u, nn, eta, C, reg, out):
+    """``out[j]``: the plain score of every candidate label ``cand_lab[j]`` of every listed
+    pair (the per-label scores behind :func:`label_tables`' best ones; pass 3 reads
+    labelled max-marginals off them, the reference's ``A2``)."""
+    keys = np.empty(MAX_PAIR_KEYS, np.uint64)
+    for k in range(pc.shape[0]):
+        nk = pair_keys(wh, th, base, n, pc[k], pp[k], False, keys)
+        for j in range(cand_off[k], cand_off[k + 1]):
+            out[j] = score(keys, nk, cand_lab[j], mask, w, q, u, nn, eta, C, reg)
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
 def edge_features(wh, th, base, n, ec, ep, elab, sign, mask, out_idx, out_val):
     """Feature indices of the edges ``(ec[e], ep[e], elab[e])`` with value ``sign[e]``
     written to ``out_idx`` / ``out_val`` (room for ``MAX_PAIR_KEYS`` per edge); returns how

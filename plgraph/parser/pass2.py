@@ -316,6 +316,14 @@ def batch_gradient(model: Pass2Model, sents, tokens, learner, rules, weights: Lo
     sentence order, so it does not depend on the number of threads."""
     read_args = learner.read_args()
     job = lambda sent: _decode_for_gradient(model, sent, tokens, read_args, rules, weights)  # noqa: E731
+    return collect_gradient(sents, job, stats, threads)
+
+
+def collect_gradient(sents, job, stats: dict | None, threads: int) -> SparseGradient:
+    """Run ``job(sent) -> (decoded, [(idx, val), ...])`` over ``sents`` (in ``threads``
+    threads when > 1) and sum the feature parts in sentence order; counts sentences,
+    search errors, mismatches, failed parses and gold graphs not derivable into
+    ``stats``.  Shared by passes 2 and 3."""
     if threads > 1 and len(sents) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
@@ -343,4 +351,4 @@ def batch_gradient(model: Pass2Model, sents, tokens, learner, rules, weights: Lo
 
 
 __all__ = ["Pass2Config", "Pass2Sentence", "Pass2Model", "Decoded", "prepare", "gold_graph", "hamming_loss",
-           "gold_edges", "batch_gradient"]
+           "gold_edges", "batch_gradient", "collect_gradient"]

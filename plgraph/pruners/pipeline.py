@@ -733,6 +733,23 @@ def _wait_for_writer(folder, log=None, timeout: float = 4 * 3600.0) -> None:
         waited += 2.0
 
 
+def notebook_models_folder(quick: bool) -> "Path":
+    """The shared folder of :func:`notebook_models`' coarse models (quick or full):
+    ``pruners-quick-<code>`` / ``pruners-full-<code>`` in plgraph's cache, ``<code>`` a
+    digest of the training code (see :func:`notebook_models`); it may not hold a trained
+    set yet."""
+    import hashlib
+    from pathlib import Path
+
+    from ..cache import cache_dir
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha1()
+    for path in sorted([*here.glob("*.py"), *(here.parent / "dep").glob("*.py"), *(here.parent / "learn").glob("*.py")]):
+        digest.update(path.read_bytes())
+    return Path(cache_dir(f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}"))
+
+
 def notebook_models(quick: bool | None = None, folder=None, progress=None, log=None) -> Pruners:
     """Coarse models for the notebooks: loaded from ``folder`` if it holds a trained
     set, otherwise trained (on the whole train split, or — in quick mode, as under
@@ -743,21 +760,13 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
     training code, so notebooks share one trained set and a code change retrains.
     Training takes 30-60 s in quick mode and ~6.5 minutes in full (2 cores; a fresh clone
     compiles the numba kernels once on top)."""
-    import hashlib
     from pathlib import Path
 
-    from ..cache import cache_dir
     from ..config import quick_mode
     from ..lock import FolderLockedError
 
     quick = quick_mode() if quick is None else quick
-    if folder is None:
-        here = Path(__file__).resolve().parent
-        digest = hashlib.sha1()
-        for path in sorted([*here.glob("*.py"), *(here.parent / "dep").glob("*.py"), *(here.parent / "learn").glob("*.py")]):
-            digest.update(path.read_bytes())
-        folder = cache_dir(f"pruners-{'quick' if quick else 'full'}-{digest.hexdigest()[:12]}")
-    folder = Path(folder)
+    folder = Path(notebook_models_folder(quick) if folder is None else folder)
     for _attempt in range(3):
         _wait_for_writer(folder, log)
         if (folder / "pruners.json").exists():

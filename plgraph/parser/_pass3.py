@@ -1,0 +1,169 @@
+"""Numba kernels of pass 3's scores (design notes ``1ec-parser.md`` §4).
+
+Pass 3 scores the full structure: every word's spine and every edge, where an edge's
+score depends on the spines of its two ends.  With the hashed weights of pass 2
+(:func:`plgraph.pruners._kernels.windex`):
+
+* **spine** ``(w, s)``: the spine classifier's word templates
+  (:func:`plgraph.pruners._kernels.word_keys`, notes 1ec-anchor.md §5.3) conjoined with
+  the spine identity ``s`` (keys salted so that they never meet the arc keys);
+* **edge** ``(c, p, l)`` between spines ``sc`` of c and ``sp`` of p: pass 2's arc keys x
+  label, plus the joint (child spine, parent spine, label) keys of :func:`joint_keys`
+  (the reference's ``newLocalArcFeatures`` / ``getArcSpineScore``: both spines x label,
+  with direction and binned distance, with the two POS, and each spine with the other
+  end's POS).
+
+A label is allowed between two spines only if it is consistent with them (notes §4.3):
+the tables ``ok_c[s, l]`` / ``ok_p[s, l]`` say whether spine ``s`` can be the child /
+parent end of label ``l`` (built in :mod:`plgraph.parser.pass3`; row ``ROOT`` = the last
+row is ROOT's spine).  Positions are the chart's (words ``0..n-1``, ROOT ``n``); weights
+are read with AdaGrad's lazy catch-up (not written back) and the kernels release the GIL.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import _numba_cache
+from ..config import NUMBA_CACHE
+from ..learn._kernels import combine, wpeek
+from ..pruners import _kernels as PK
+from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, _atom, dist_bin, pair_keys, windex, word_keys
+
+NEG = -np.inf
+#: joint (spine, spine, label) keys per edge
+N_JOINT = 5
+#: salt of the spine keys (keeps them apart from every arc key)
+SPINE_SALT = np.uint64(0x5BD1E9955BD1E995)
+
+
+@njit(cache=NUMBA_CACHE)
+def joint_keys(th, base, n, c, p, sc, sp, out):
+    """The :data:`N_JOINT` joint keys of an edge c -> p between spine identities ``sc``
+    and ``sp`` (conjoined with the label by :func:`~plgraph.pruners._kernels.windex`)."""
+    ct = _atom(th, base, n, c)
+    pt = _atom(th, base, n, p)
+    right = np.uint64(1 if p > c else 0)
+    both = combine(combine(np.uint64(400), np.uint64(sc)), np.uint64(sp))
+    out[0] = both
+    out[1] = combine(combine(combine(np.uint64(401), both), right), np.uint64(dist_bin(abs(p - c))))
+    out[2] = combine(combine(combine(np.uint64(402), both), ct), pt)
+    out[3] = combine(combine(combine(np.uint64(403), np.uint64(sc)), pt), right)
+    out[4] = combine(combine(combine(np.uint64(404), np.uint64(sp)), ct), right)
+    return N_JOINT
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def spine_scores(wh, th, base, n, sp_off, sp_id, mask, w, q, u, nn, eta, C, reg, out):
+    """``out[k]`` = the score of spine option k (``sp_id[k]``; word w's options are
+    ``sp_off[w] .. sp_off[w+1]-1``, w < n; ROOT's option is not scored)."""
+    keys = np.empty(MAX_WORD_KEYS, np.uint64)
+    for wd in range(n):
+        nk = word_keys(wh, th, base, n, wd, keys)
+        for k in range(sp_off[wd], sp_off[wd + 1]):
+            s = 0.0
+            for j in range(nk):
+                s += wpeek(w, q, u, nn, eta, C, reg, windex(keys[j] ^ SPINE_SALT, sp_id[k], mask))
+            out[k] = s
+    for k in range(sp_off[n], sp_off[n + 1]):
+        out[k] = 0.0
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off, sp_off, sp_id, ok_c, ok_p,
+                 gold_s, gold_t, augment, extra, wrong, mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best,
+                 t_lab, s_plain, t_plain):
+    """Best structural and best trace label of every listed pair ``(pc[k], pp[k])`` and
+    spine pair: block k starts at ``blk_off[k]``, entry ``i * nsp[p] + j`` for option i
+    of c and j of p (``nsp`` from ``sp_off``).
+
+    Candidates of pair k: ``cand_lab[cand_off[k]:cand_off[k+1]]`` (kinds ``cand_kind``),
+    each allowed for a spine pair iff ``ok_c[sid_c, l] and ok_p[sid_p, l]``.  Score =
+    arc keys x label + joint keys x label; with ``augment`` the Hamming share as in
+    :func:`plgraph.parser._pass2.label_tables`.  Writes best score / label per kind
+    (-inf / -1: none allowed) and the chosen labels' plain scores."""
+    keys = np.empty(MAX_PAIR_KEYS, np.uint64)
+    jk = np.empty(N_JOINT, np.uint64)
+    best = np.empty(2)
+    lab_of = np.empty(2, np.int64)
+    plain_of = np.empty(2)
+    gold = np.empty(2, np.int64)
+    max_c = 0
+    for k in range(pc.shape[0]):
+        max_c = max(max_c, cand_off[k + 1] - cand_off[k])
+    arc = np.empty(max_c)
+    for k in range(pc.shape[0]):
+        c, p = pc[k], pp[k]
+        nk = pair_keys(wh, th, base, n, c, p, False, keys)
+        lo, hi = cand_off[k], cand_off[k + 1]
+        for j in range(lo, hi):
+            arc[j - lo] = PK.score(keys, nk, cand_lab[j], mask, w, q, u, nn, eta, C, reg)
+        gold[0] = gold_s[k]
+        gold[1] = gold_t[k]
+        np_ = sp_off[p + 1] - sp_off[p]
+        for i in range(sp_off[c + 1] - sp_off[c]):
+            sc = sp_id[sp_off[c] + i]
+            for jj in range(np_):
+                sp = sp_id[sp_off[p] + jj]
+                joint_keys(th, base, n, c, p, sc, sp, jk)
+                best[:] = NEG
+                lab_of[:] = -1
+                plain_of[:] = 0.0
+                for j in range(lo, hi):
+                    lab = cand_lab[j]
+                    if not (ok_c[sc, lab] and ok_p[sp, lab]):
+                        continue
+                    kind = cand_kind[j]
+                    plain = arc[j - lo]
+                    for t in range(N_JOINT):
+                        plain += wpeek(w, q, u, nn, eta, C, reg, windex(jk[t], lab, mask))
+                    sc_ = plain
+                    if augment:
+                        if gold[kind] < 0:
+                            sc_ += extra
+                        elif lab != gold[kind]:
+                            sc_ += wrong
+                    if sc_ > best[kind]:
+                        best[kind] = sc_
+                        lab_of[kind] = lab
+                        plain_of[kind] = plain
+                e = blk_off[k] + i * np_ + jj
+                s_best[e] = best[0]
+                s_lab[e] = lab_of[0]
+                s_plain[e] = plain_of[0]
+                t_best[e] = best[1]
+                t_lab[e] = lab_of[1]
+                t_plain[e] = plain_of[1]
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, mask, out_idx, out_val):
+    """Feature (index, value) entries of the edges ``(ec[e], ep[e], elab[e])`` between
+    spine identities ``esc[e]`` / ``esp[e]`` and of the spines ``sps[k]`` of words
+    ``spw[k]``, with value ``sign``; returns how many were written (room:
+    ``MAX_PAIR_KEYS + N_JOINT`` per edge and ``MAX_WORD_KEYS`` per spine)."""
+    keys = np.empty(max(MAX_PAIR_KEYS, MAX_WORD_KEYS), np.uint64)
+    jk = np.empty(N_JOINT, np.uint64)
+    m = 0
+    for e in range(ec.shape[0]):
+        nk = pair_keys(wh, th, base, n, ec[e], ep[e], False, keys)
+        for k in range(nk):
+            out_idx[m] = windex(keys[k], elab[e], mask)
+            out_val[m] = sign
+            m += 1
+        joint_keys(th, base, n, ec[e], ep[e], esc[e], esp[e], jk)
+        for k in range(N_JOINT):
+            out_idx[m] = windex(jk[k], elab[e], mask)
+            out_val[m] = sign
+            m += 1
+    for k in range(spw.shape[0]):
+        nk = word_keys(wh, th, base, n, spw[k], keys)
+        for j in range(nk):
+            out_idx[m] = windex(keys[j] ^ SPINE_SALT, sps[k], mask)
+            out_val[m] = sign
+            m += 1
+    return m
+
+
+if NUMBA_CACHE:
+    _numba_cache.guard_cache(__file__, label_tables, PK.__file__, PK._learn_kernels.__file__)

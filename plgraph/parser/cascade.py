@@ -1,0 +1,208 @@
+"""Pass 3 in memory: pruning a corpus by pass 2, tuning the pass-2 ratios on dev,
+training and measuring pass 3 (design notes ``1ec-parser.md`` §4, §6.2).
+
+:func:`pass2_outputs` decodes a prepared pass-2 corpus with outside scores (threads),
+:func:`tune_ratios` picks the ratios that keep a target fraction of dev's gold structural
+(and trace) edges, :func:`prepare_corpus3` builds the :class:`~plgraph.parser.pass3.Pass3Sentence` s,
+:func:`train_pass3` runs the online learner over loss-augmented decodes and
+:func:`evaluate_pass3` scores structural attachment, spines and trace edges.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..learn import make_learner, run_epoch
+from ..learn.learners import plain_read_args
+from ..rules.tables import RuleTables
+from .pass3 import Pass2Pruning, Pass3Config, Pass3Model, SpineInventory, batch_gradient, pass2_pruning, prepare
+from .training import PreparedCorpus
+
+NEG = -np.inf
+
+
+def _map(job, items, threads: int, progress=None, desc: str = ""):
+    """``[job(x) for x in items]`` on ``threads`` threads (the kernels release the GIL)."""
+    from .. import progress as P
+
+    out = []
+    with P.bar(len(items), desc, progress) as bar:
+        if threads > 1 and len(items) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                for r in pool.map(job, items):
+                    out.append(r)
+                    bar.update(1)
+        else:
+            for x in items:
+                out.append(job(x))
+                bar.update(1)
+    return out
+
+
+def pass2_outputs(model2, read_args, corpus: PreparedCorpus, rules: RuleTables, *, threads: int = 2,
+                  progress=None) -> list[Pass2Pruning]:
+    """Pass 2's decode (no loss, outside scores) of every sentence of ``corpus``."""
+    return _map(lambda s: pass2_pruning(model2, s, corpus.tokens, read_args, rules), corpus.sents, threads,
+                progress, "pass 2: max-marginals")
+
+
+def _gold_places(outputs, corpus: PreparedCorpus, kind: int) -> np.ndarray:
+    """Per gold edge of ``kind``: the largest ratio that keeps it (-inf: its label is not
+    a pass-2 candidate of its pair, or pass 2 cannot build the pair)."""
+    vals = []
+    for p2, s in zip(outputs, corpus.sents):
+        G = s.gold.s if kind == 0 else s.gold.t
+        where = {(int(c), int(p)): k for k, (c, p) in enumerate(zip(s.pc, s.pp))}
+        for c, p in zip(*np.nonzero(G >= 0)):
+            k = where.get((int(c), int(p)))
+            v = NEG
+            if k is not None:
+                lo, hi = s.cand_off[k], s.cand_off[k + 1]
+                hit = np.flatnonzero((s.cand_lab[lo:hi] == G[c, p]) & (s.cand_kind[lo:hi] == kind))
+                if hit.size:
+                    v = float(p2.place(p2.lab_mm[lo + hit[:1]], kind)[0])
+            vals.append(v)
+    return np.array(vals)
+
+
+def tune_ratios(outputs, corpus: PreparedCorpus, recall: float = 0.99) -> dict:
+    """Per kind, the largest ratio in [0, 1] that keeps ``recall`` of dev's gold labelled
+    edges of that kind among those pass 2 can build at all (``reachable_*``), and the
+    counts.  Gold edges pass 2 cannot build are lost whatever the ratio, and so are
+    labels scored below every pair's max-marginal (a ratio below 0 would be needed)."""
+    out = {}
+    for kind, key in ((0, "s"), (1, "t")):
+        places = _gold_places(outputs, corpus, kind)
+        reach = np.sort(places[np.isfinite(places)])
+        out[f"gold_{key}"] = int(places.size)
+        out[f"reachable_{key}"] = int(reach.size)
+        k = int(np.floor((1.0 - recall) * reach.size))
+        out[f"ratio_{key}"] = float(np.clip(reach[k], 0.0, 1.0)) if reach.size else 1.0
+    return out
+
+
+@dataclass
+class Prepared3:
+    """Sentences prepared for pass 3, their tokens and the skipped ``(id, reason)``."""
+
+    sents: list
+    tokens: object
+    skipped: list = field(default_factory=list)
+
+
+def prepare_corpus3(graphs, corpus2: PreparedCorpus, outputs, pruners, inventory: SpineInventory, vocab,
+                    config: Pass3Config, *, training: bool, rules: RuleTables | None = None,
+                    progress=None) -> Prepared3:
+    """Pass-3 sentences of ``corpus2``'s sentences (``graphs``: all graphs, matched by
+    id) pruned by pass 2's ``outputs``; ``training`` protects gold and marks its items."""
+    from .. import progress as P
+
+    by_id = {g.id: g for g in graphs}
+    labels = pruners.spine.labels.items
+    out = []
+    with P.bar(len(corpus2.sents), "pass 3: candidates", progress) as bar:
+        for s2, p2 in zip(corpus2.sents, outputs):
+            g = by_id[s2.id]
+            out.append(prepare(g, s2, p2, pruners.prune(g), inventory, vocab, labels, config, gold=True,
+                               protect_gold=training, rules=rules if training else None))
+            bar.update(1)
+    return Prepared3(out, corpus2.tokens, list(corpus2.skipped))
+
+
+def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleTables | None = None,
+                   threads: int = 2, fallback: bool = True) -> dict:
+    """UAS / LAS over structural attachment (every word), spine accuracy (identity), and
+    unlabelled / labelled trace-edge precision and recall, in percent; failed parses,
+    search errors against the gold graph, the chart's items kept per sentence and share
+    of cells holding any item, and decoding speed.  A sentence pass 3 cannot parse is
+    scored on its fallback (pass 2's graph, the classifier's first spines; ``fallback``)
+    or, without, as all wrong; either way it counts in ``failed``."""
+    start = time.perf_counter()
+    decoded = _map(lambda s: model.decode(s, corpus.tokens, read_args, rules), corpus.sents, threads)
+    seconds = time.perf_counter() - start
+    c = dict.fromkeys(("words", "uas", "las", "spines", "t_pred", "t_gold", "t_u", "t_l", "failed", "search",
+                       "items", "cells", "cells_used"), 0)
+    for s, d in zip(corpus.sents, decoded):
+        iu = np.triu_indices(s.N, 1)
+        c["items"] += int(d.result.kept.sum())
+        c["cells"] += len(iu[0])
+        c["cells_used"] += int((d.result.kept[iu] > 0).sum())
+        c["failed"] += int(not d.result.parsed)
+        c["search"] += int(d.search_error)
+        edges, spines = d.result.edges, d.spines
+        if not d.result.parsed and fallback:
+            edges = s.fallback_edges or {}
+            spines = s.fallback_spines if s.fallback_spines is not None else spines
+        heads = {cc: (p, lab) for (cc, p, kind), lab in edges.items() if kind == "S"}
+        c["words"] += s.n
+        c["spines"] += int(((spines == s.gold_spine_id) & (s.gold_spine_id >= 0)).sum())
+        for w in range(s.n):
+            gp = np.flatnonzero(s.gold.s[w] >= 0)
+            if gp.size and w in heads and heads[w][0] == gp[0]:
+                c["uas"] += 1
+                c["las"] += int(heads[w][1] == s.gold.s[w, gp[0]])
+        traces = {(cc, p): lab for (cc, p, kind), lab in edges.items() if kind == "T"}
+        c["t_pred"] += len(traces)
+        c["t_gold"] += int((s.gold.t >= 0).sum())
+        for (cc, p), lab in traces.items():
+            if s.gold.t[cc, p] >= 0:
+                c["t_u"] += 1
+                c["t_l"] += int(s.gold.t[cc, p] == lab)
+    pct = lambda a, b: round(100.0 * a / b, 2) if b else 0.0  # noqa: E731
+    return {"sentences": len(corpus.sents), "uas": pct(c["uas"], c["words"]), "las": pct(c["las"], c["words"]),
+            "spine_acc": pct(c["spines"], c["words"]), "trace_p": pct(c["t_u"], c["t_pred"]),
+            "trace_r": pct(c["t_u"], c["t_gold"]), "trace_labelled_p": pct(c["t_l"], c["t_pred"]),
+            "trace_labelled_r": pct(c["t_l"], c["t_gold"]), "failed": c["failed"], "search_errors": c["search"],
+            "items_per_sentence": round(c["items"] / max(len(corpus.sents), 1), 1),
+            "cells_used_pct": pct(c["cells_used"], c["cells"]),
+            "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}
+
+
+def train_pass3(train: Prepared3, dev: Prepared3 | None, vocab, inventory: SpineInventory, rules: RuleTables,
+                config: Pass3Config = Pass3Config(), *, seed: int = 0, threads: int = 2, progress=None, log=None):
+    """Train pass 3; returns ``(model, final weights, history)`` with one record per
+    epoch (loss, search errors, mismatches, failed, not derivable, seconds, dev scores)."""
+    model = Pass3Model(vocab, inventory, config)
+    lrn = make_learner("adagrad", model.n_weights, eta=config.eta, C=config.C, reg=config.reg)
+    rng = np.random.default_rng(seed)
+    history = []
+    for epoch in range(1, config.epochs + 1):
+        stats: dict = {}
+        ep = run_epoch(lrn, len(train.sents),
+                       lambda b: batch_gradient(model, [train.sents[i] for i in b], train.tokens, lrn, rules,
+                                                stats=stats, threads=threads),
+                       batch_size=config.batch, rng=rng, epoch=epoch, progress=progress, name="pass 3")
+        rec = {"epoch": epoch, "loss": ep.loss, "seconds": round(ep.seconds, 1), **stats}
+        if dev is not None:
+            w = lrn.final_weights(np.float64)
+            rec.update({f"dev_{k}": v for k, v in evaluate_pass3(model, plain_read_args(w), dev, rules,
+                                                                 threads).items()})
+        history.append(rec)
+        if log:
+            log(rec)
+    return model, lrn.final_weights(np.float64), history
+
+
+def ratio_curve(outputs, corpus: PreparedCorpus, n_labels: int, ratios=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8,
+                                                                       0.9, 1.0)) -> list[dict]:
+    """Pass 2's pruning as a curve over ``ratios`` (the same ratio for both kinds): per
+    ratio the gold structural and trace edges kept (percent of all gold edges of the
+    kind, labelled) and the kept structural candidates in the seed's definition (over
+    ``sum n^2 x n_labels``)."""
+    places = {kind: _gold_places(outputs, corpus, kind) for kind in (0, 1)}
+    n2 = sum(s.n * s.n for s in corpus.sents)
+    rows = []
+    for r in ratios:
+        kept_s = sum(int((p2.kept(s, r, r) & (s.cand_kind == 0)).sum()) for p2, s in zip(outputs, corpus.sents))
+        rows.append({"ratio": r,
+                     "gold_structural_kept_pct": round(100.0 * float((places[0] >= r).mean()), 2) if places[0].size else 0.0,
+                     "gold_trace_kept_pct": round(100.0 * float((places[1] >= r).mean()), 2) if places[1].size else 0.0,
+                     "structural_kept_seed_pct": round(100.0 * kept_s / max(n2 * n_labels, 1), 4)})
+    return rows
+
+
+__all__ = ["ratio_curve", "pass2_outputs", "tune_ratios", "Prepared3", "prepare_corpus3", "evaluate_pass3", "train_pass3"]

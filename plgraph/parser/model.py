@@ -1,0 +1,506 @@
+"""The graph parser's model folder, and training one pass into it.
+
+``python -m plgraph parser train`` writes a folder ``M`` (``.npz`` + JSON only, never a
+pickle; every file written atomically, :mod:`plgraph.atomic`):
+
+``parser.json``
+    format ``plgraph-parser`` and ``format_version``; ``conversion``, the training graphs'
+    conversion options (:func:`plgraph.learn.loop.conversion_record`); ``pruners``, the
+    coarse models' folder (relative to ``M`` when inside it) and their ``fingerprint``
+    (the ``crc32`` fields of its ``pruners.json`` and ``arc/model.json``); ``max_words``,
+    ``limit`` and ``seed`` of the run; ``rules``, how the rules were counted; ``files``,
+    the CRC-32 of the bytes of ``labels.json``, ``rules.npz`` and ``rules.npz.json``;
+    ``passes``, per trained pass its ``config`` (the pass's config dataclass as a dict),
+    the ``epochs`` trained, its weights file ``npz`` and their ``crc32``; ``trained``, the
+    passes in training order; ``curves``, one row per pass and epoch; and a ``crc32`` over
+    all of it but the curves.
+``labels.json``
+    the edge labels of the train split (:class:`~plgraph.parser.labels.LabelVocab`).
+``rules.npz`` + ``rules.npz.json``
+    the rules of the train split's derivations (:class:`~plgraph.rules.tables.RuleTables`).
+``<pass>.npz`` (``pass2.npz``)
+    the pass's final weights ``w`` after its last finished epoch, float32.  Dev scores
+    during training and every loaded model decode with exactly these values (widened to
+    float64), so the chart's score and ``w . phi`` always read the same weights.
+``checkpoint-<pass>.json`` + ``checkpoint-<pass>-<epoch>.npz``
+    the pass's learner after its last finished epoch
+    (:func:`plgraph.learn.loop.write_checkpoint`): ``--resume`` continues bit for bit.
+``curves.json``, ``curves.csv``, ``log.jsonl``
+    the training curves of every pass (column ``model`` names the pass).
+``pruners/``
+    the coarse models, when ``parser train`` trained them (no ``--pruners``).
+
+A pass plugs in through :func:`train_pass` with four objects of one shape (pass 2's:
+:class:`~plgraph.parser.pass2.Pass2Config`, :class:`~plgraph.parser.pass2.Pass2Model`,
+:func:`~plgraph.parser.pass2.batch_gradient`, :func:`~plgraph.parser.training.evaluate_pass2`):
+
+* a frozen config dataclass with at least ``bits``, ``batch``, ``eta``, ``C``, ``reg`` and
+  ``epochs`` (the learner is AdaGrad with ``eta``, ``C``, ``reg``; ``batch`` items per update);
+* a model object with ``n_weights`` (``1 << bits``) built from the config (pass 2:
+  ``Pass2Model(vocab, config)``);
+* ``batch_gradient(model, sents, tokens, learner, rules, stats=dict, threads=int)`` returning
+  a :class:`~plgraph.learn.SparseGradient` and adding its counters (search errors,
+  mismatches, ...) to ``stats``;
+* ``evaluate(model, read_args, corpus, rules, threads)`` returning a dict of dev scores;
+
+and a prepared corpus with ``sents`` and ``tokens`` (:class:`~plgraph.parser.training.PreparedCorpus`).
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+import zlib
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..atomic import atomic_json, atomic_savez_compressed
+from ..errors import InputError, ModelFileError
+from ..learn import learner_from_state, make_learner
+from ..learn.learners import plain_read_args
+from ..learn.loop import (changed_options, read_checkpoint, refuse_resume, train_epochs, write_checkpoint,
+                          write_curves, write_log)
+from ..learn.online import WARMUP_BATCH
+from ..modelfile import (check_array, check_crc32, content_crc32, load_header, load_json, load_npz, model_errors,
+                         require_file)
+from ..rules.tables import RuleTables
+from .labels import LabelVocab
+
+FORMAT = "plgraph-parser"
+#: version of ``parser.json``
+FORMAT_VERSION = 1
+CHECKPOINT_FORMAT = "plgraph-parser-checkpoint"
+#: version of ``checkpoint-<pass>.json``
+CHECKPOINT_VERSION = 1
+#: the files every run writes into the folder (checked writable before any work)
+FOLDER_FILES = ("parser.json", "labels.json", "rules.npz", "rules.npz.json", "curves.json", "curves.csv",
+                "log.jsonl")
+#: the files of the folder tied to ``parser.json`` by their CRC-32 (``files``)
+_TIED_FILES = ("labels.json", "rules.npz", "rules.npz.json")
+#: what ``parser.json`` must hold (key -> JSON type)
+HEADER_KEYS = {"format": str, "pruners": dict, "max_words": int, "seed": int, "files": dict, "passes": dict,
+               "trained": list}
+#: the fields of ``parser.json`` its CRC covers; the curves are free
+HEADER_CRC_KEYS = ("format", "format_version", "conversion", "pruners", "max_words", "limit", "seed", "rules",
+                   "files", "passes", "trained")
+#: what a ``checkpoint-<pass>.json`` must hold
+_CHECKPOINT_KEYS = {"epoch": int, "model": str, "learner": dict, "learner_config": dict, "config": dict,
+                    "n_weights": int, "curves": list}
+_CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "learner", "learner_config", "config",
+                        "n_weights", "seed", "curves")
+
+
+def pass_files(name: str) -> tuple[str, ...]:
+    """The files of pass ``name`` in the folder (besides its numbered checkpoint arrays)."""
+    return (f"{name}.npz", f"checkpoint-{name}.json")
+
+
+def file_crc32(path) -> int:
+    """CRC-32 of the bytes of ``path`` (ModelFileError naming it when it cannot be read)."""
+    require_file(path, "parser model file")
+    try:
+        with open(path, "rb") as handle:
+            return zlib.crc32(handle.read())
+    except OSError as err:
+        raise ModelFileError(f"cannot be read ({err.strerror or err})", source=os.fspath(path)) from None
+
+
+def pruners_fingerprint(folder) -> dict:
+    """What identifies a trained set of coarse models: the ``crc32`` fields (content
+    checksums over their arrays and model-defining fields) of ``folder/pruners.json`` and
+    ``folder/arc/model.json``.  ModelFileError naming the file when one is missing or
+    damaged."""
+    out = {}
+    for name, what in (("pruners.json", "pruner models header"), ("arc/model.json", "arc pass model header")):
+        doc = load_json(os.path.join(os.fspath(folder), name), {}, what)
+        out[name] = doc.get("crc32")
+    return out
+
+
+def _stored_path(path, folder) -> str:
+    """``path`` as recorded in ``folder``'s ``parser.json``: relative when inside it."""
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return os.path.relpath(path, folder) if os.path.commonpath([path, folder]) == folder else path
+
+
+def _remove_matching(folder, pattern: str) -> None:
+    """Delete the files of ``folder`` whose whole name matches the regular expression."""
+    folder = os.fspath(folder)
+    if not os.path.isdir(folder):
+        return
+    stale = re.compile(pattern)
+    for name in os.listdir(folder):
+        if stale.fullmatch(name):
+            os.unlink(os.path.join(folder, name))
+
+
+def _pass_files_pattern(name_pattern: str) -> str:
+    """The files of the passes whose names match ``name_pattern``: weights and checkpoints."""
+    return rf"({name_pattern})\.npz|checkpoint-({name_pattern})(-\d+)?\.(json|npz)"
+
+
+def clear_previous_run(folder) -> None:
+    """Before a fresh (not resumed) run: remove ``parser.json`` and every pass's weights
+    and checkpoints a previous run left in ``folder``, so that no later ``--resume`` mixes
+    the two runs.  Other files are overwritten by the run itself; ``pruners/`` is left to
+    the coarse models' own training."""
+    _remove_matching(folder, r"parser\.json|" + _pass_files_pattern(r"pass\d+"))
+
+
+# ---------------------------------------------------------------------------------------------
+# the folder
+# ---------------------------------------------------------------------------------------------
+class ParserFolder:
+    """A parser model folder: its path and its ``parser.json`` document (``header``).
+
+    :meth:`create` starts one (labels, rules, a header without passes), :meth:`open`
+    reads one back (checked), :meth:`save_pass` records a pass after each epoch."""
+
+    def __init__(self, path, header: dict):
+        self.path = os.fspath(path)
+        self.header = header
+
+    # -- writing ---------------------------------------------------------------------------
+    @classmethod
+    def create(cls, path, *, vocab: LabelVocab, rules: RuleTables, rules_info: dict, conversion, pruners_dir,
+               pruners_print: dict, max_words: int, limit: int | None, seed: int) -> "ParserFolder":
+        """Write ``labels.json``, ``rules.npz`` (+ ``.json``) and a ``parser.json`` with no
+        pass yet into ``path`` (created); ``pruners_print``: :func:`pruners_fingerprint` of
+        ``pruners_dir``; ``rules_info``: how the rules were counted (for the record)."""
+        path = os.fspath(path)
+        os.makedirs(path, exist_ok=True)
+        vocab.save(os.path.join(path, "labels.json"))
+        rules.save(os.path.join(path, "rules.npz"), meta=rules_info)
+        header = {"format": FORMAT, "format_version": FORMAT_VERSION, "conversion": conversion,
+                  "pruners": {"path": _stored_path(pruners_dir, path), "fingerprint": pruners_print},
+                  "max_words": int(max_words), "limit": limit, "seed": int(seed), "rules": rules_info,
+                  "files": {name: file_crc32(os.path.join(path, name)) for name in _TIED_FILES},
+                  "passes": {}, "trained": [], "curves": []}
+        folder = cls(path, header)
+        folder.write_header()
+        return folder
+
+    def write_header(self) -> None:
+        """``parser.json`` with a fresh CRC (atomically)."""
+        doc = {k: v for k, v in self.header.items() if k != "crc32"}
+        doc["crc32"] = content_crc32(None, doc, HEADER_CRC_KEYS)
+        self.header = doc
+        atomic_json(os.path.join(self.path, "parser.json"), doc)
+
+    def save_pass(self, name: str, config, weights: np.ndarray, epoch: int, curves: list) -> None:
+        """After epoch ``epoch`` of pass ``name``: its final ``weights`` (stored float32) in
+        ``<name>.npz``, then ``parser.json`` (the pass's config, epochs and weights CRC;
+        ``curves``, the rows of every pass), ``curves.json``/``.csv`` and ``log.jsonl``."""
+        arrays = {"w": np.asarray(weights, np.float32)}
+        npz = f"{name}.npz"
+        atomic_savez_compressed(os.path.join(self.path, npz), **arrays)
+        dropped = self._drop_passes_after(name)
+        self.header["passes"][name] = {"config": asdict(config), "epochs": int(epoch), "npz": npz,
+                                       "crc32": content_crc32(arrays)}
+        if name not in self.header["trained"]:
+            self.header["trained"].append(name)
+        curves = [r for r in curves if r.get("model") not in dropped]
+        self.header["curves"] = curves
+        self.write_header()
+        write_curves(self.path, curves)
+        write_log(self.path, curves)
+
+    def _drop_passes_after(self, name: str) -> list[str]:
+        """A pass trained further invalidates the passes trained after it (they were
+        pruned by its older weights): forget them and delete their weights and
+        checkpoints (``parser.json`` is rewritten by the caller).  Returns their names."""
+        trained = self.header["trained"]
+        later = trained[trained.index(name) + 1:] if name in trained else []
+        for other in later:
+            self.header["passes"].pop(other, None)
+            _remove_matching(self.path, _pass_files_pattern(re.escape(other)))
+        del trained[len(trained) - len(later):]
+        return later
+
+    # -- reading ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path) -> "ParserFolder":
+        """The folder at ``path`` with its checked ``parser.json``.  Raises
+        :class:`~plgraph.errors.ModelFileError` naming the file when ``parser.json`` is
+        missing, damaged, of another format or version, or does not belong to the
+        ``labels.json`` / ``rules.npz`` beside it."""
+        path = os.fspath(path)
+        jpath = os.path.join(path, "parser.json")
+        if not os.path.exists(jpath):
+            raise ModelFileError(f"not a plgraph parser model folder: {jpath} is missing", source=path)
+        doc = load_header(jpath, HEADER_KEYS, "parser model header", FORMAT, FORMAT_VERSION, "parser model")
+        check_crc32(doc, jpath, content_crc32(None, doc, HEADER_CRC_KEYS), "the parser model it describes")
+        with model_errors(jpath, "parser model header"):
+            for name in _TIED_FILES:
+                fpath = os.path.join(path, name)
+                if file_crc32(fpath) != doc["files"][name]:
+                    raise ModelFileError(f"does not belong to {jpath} (checksum differs: written by another run, "
+                                         f"or a save was interrupted); retrain or restore the folder", source=fpath)
+            for name, entry in doc["passes"].items():
+                ok = isinstance(entry, dict) and isinstance(entry["config"], dict) and entry["npz"] == f"{name}.npz"
+                if not ok or not isinstance(entry["epochs"], int):
+                    raise ModelFileError(f"pass {name!r} is not described by a config, epochs and {name}.npz",
+                                         source=jpath)
+        return cls(path, doc)
+
+    @property
+    def max_words(self) -> int:
+        return int(self.header["max_words"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.header["seed"])
+
+    def pruners_dir(self) -> str:
+        """The coarse models' folder the parser was trained with (absolute)."""
+        return os.path.abspath(os.path.join(self.path, self.header["pruners"]["path"]))
+
+    def vocab(self) -> LabelVocab:
+        """The edge labels (``labels.json``; ModelFileError naming it when damaged)."""
+        lpath = os.path.join(self.path, "labels.json")
+        try:
+            return LabelVocab.load(lpath)
+        except InputError as err:
+            raise ModelFileError(err.reason, source=lpath) from None
+
+    def rules(self) -> RuleTables:
+        """The rule tables (``rules.npz``; ModelFileError naming the file when damaged)."""
+        return RuleTables.load(os.path.join(self.path, "rules.npz"))
+
+    def curves_without(self, name: str) -> list:
+        """The curve rows of every pass but ``name``."""
+        return [r for r in self.header.get("curves") or [] if isinstance(r, dict) and r.get("model") != name]
+
+    def pass_config(self, name: str, config_cls):
+        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``)."""
+        entry = self._pass_entry(name)
+        with model_errors(os.path.join(self.path, "parser.json"), f"{name} config"):
+            return config_cls(**entry["config"])
+
+    def pass_weights(self, name: str, n_weights: int) -> np.ndarray:
+        """Pass ``name``'s final weights as float64 (exactly the stored float32 values);
+        ModelFileError naming ``<name>.npz`` when it is missing, damaged, of another length
+        than ``n_weights``, or not the file ``parser.json`` records."""
+        entry = self._pass_entry(name)
+        npath = os.path.join(self.path, entry["npz"])
+        arrays = load_npz(npath, {"w": (1, "f")}, f"{name} weights")
+        check_array(arrays, npath, "w", shape=(n_weights,))
+        check_crc32(entry, npath, content_crc32(arrays), os.path.join(self.path, "parser.json"))
+        return arrays["w"].astype(np.float64)
+
+    def _pass_entry(self, name: str) -> dict:
+        entry = self.header["passes"].get(name)
+        if entry is None:
+            trained = ", ".join(self.header["trained"]) or "none"
+            raise InputError(f"the parser model has no trained {name} (passes trained: {trained}); "
+                             f"run python -m plgraph parser train", os.path.join(self.path, "parser.json"))
+        return entry
+
+
+class ParserModel:
+    """A trained parser loaded from its folder: ``folder`` (:class:`ParserFolder`),
+    ``vocab``, ``rules`` and ``pruners`` (:class:`~plgraph.pruners.Pruners`, checked
+    against the fingerprint recorded at training)."""
+
+    def __init__(self, folder: ParserFolder, vocab: LabelVocab, rules: RuleTables, pruners):
+        self.folder, self.vocab, self.rules, self.pruners = folder, vocab, rules, pruners
+
+    @classmethod
+    def load(cls, path, pruners: bool = True) -> "ParserModel":
+        """Load the folder ``path`` (with its coarse models unless ``pruners=False``).
+        Damaged or missing files raise :class:`~plgraph.errors.ModelFileError` naming the
+        file; coarse models other than those the parser was trained with too."""
+        from ..pruners import Pruners
+
+        folder = ParserFolder.open(path)
+        pr = None
+        if pruners:
+            pdir = folder.pruners_dir()
+            pr = Pruners.load(pdir)
+            stored = folder.header["pruners"].get("fingerprint")
+            if pruners_fingerprint(pdir) != stored:
+                raise ModelFileError(f"the coarse models in {pdir} are not those the parser was trained with "
+                                     f"(fingerprint {pruners_fingerprint(pdir)}, trained with {stored}); retrain "
+                                     f"the parser or restore them", source=os.path.join(pdir, "pruners.json"))
+        return cls(folder, folder.vocab(), folder.rules(), pr)
+
+    @property
+    def max_words(self) -> int:
+        return self.folder.max_words
+
+    def pass_model(self, name: str, config_cls, make):
+        """``(model, read_args)`` of trained pass ``name``: ``make(config)`` (``config``: the
+        stored config as a ``config_cls``; e.g. ``lambda c: Pass2Model(m.vocab, c)``) and the
+        ``wread`` arguments of its final weights."""
+        model = make(self.folder.pass_config(name, config_cls))
+        return model, plain_read_args(self.folder.pass_weights(name, model.n_weights))
+
+
+# ---------------------------------------------------------------------------------------------
+# training one pass
+# ---------------------------------------------------------------------------------------------
+@dataclass
+class PassResult:
+    """What :func:`train_pass` leaves: the pass's final ``weights`` (float32, as saved),
+    its curve ``rows``, the ``epochs`` trained in all and ``first_epoch`` of this run
+    (greater than ``epochs`` when the checkpoint had them all)."""
+
+    name: str
+    weights: np.ndarray
+    rows: list
+    epochs: int
+    first_epoch: int
+
+
+def _learner(config, n_weights: int):
+    """A fresh learner of a pass: AdaGrad with the config's ``eta``, ``C`` and ``reg``."""
+    return make_learner("adagrad", n_weights, eta=config.eta, C=config.C, reg=config.reg)
+
+
+def stored_pass_config(folder, name: str) -> dict | None:
+    """Pass ``name``'s config as its checkpoint in ``folder`` records it (None without a
+    checkpoint); ModelFileError naming the file when it is damaged."""
+    path = os.path.join(os.fspath(folder), f"checkpoint-{name}.json")
+    if not os.path.exists(path):
+        return None
+    return load_json(path, _CHECKPOINT_KEYS, f"{name} checkpoint")["config"]
+
+
+def option_suffix(name: str) -> str:
+    """What ends the command-line options of pass ``name``'s config: ``2`` for ``pass2``
+    (``--epochs2``, ``--eta2``)."""
+    return name[len("pass"):] if name.startswith("pass") else f"-{name}"
+
+
+def pass_conflicts(given: dict, stored: dict, suffix: str) -> list[str]:
+    """The options given to a resumed run (``given``: config field -> value, only those
+    given) that differ from the checkpoint's config ``stored``, as ``--<field><suffix>``
+    texts (underscores as dashes); ``epochs`` is the total to reach, so it may change."""
+    return [f"--{key.replace('_', '-')}{suffix} {val} (checkpoint: {old})"
+            for key, val, old in changed_options({k: v for k, v in given.items() if k != "epochs"}, stored)]
+
+
+def _resume_pass(folder: ParserFolder, name: str, config, n_weights: int):
+    """``(learner, first_epoch, rows)`` from pass ``name``'s checkpoint in ``folder``
+    (None without one).  The checkpoint's config must be ``config`` but for ``epochs``
+    (else InputError naming the stored options); damaged files raise ModelFileError."""
+    found = read_checkpoint(folder.path, f"checkpoint-{name}", _CHECKPOINT_KEYS, None, format=CHECKPOINT_FORMAT,
+                            version=CHECKPOINT_VERSION, crc_keys=_CHECKPOINT_CRC_KEYS, what=f"{name} checkpoint",
+                            version_what="parser checkpoint")
+    if found is None:
+        return None
+    doc, arrays, path, npath = found
+    conflicts = pass_conflicts(asdict(config), doc["config"], option_suffix(name))
+    if doc.get("seed") != folder.seed:
+        conflicts.append(f"--seed {folder.seed} (checkpoint: {doc.get('seed')})")
+    shown = ", ".join(f"{k}={v}" for k, v in doc["config"].items())
+    refuse_resume(conflicts, doc["epoch"], shown, path, what=name)
+    with model_errors(npath, f"{name} checkpoint"):
+        if doc["n_weights"] != n_weights or doc["model"] != name:
+            raise ValueError(f"checkpoint of {doc['model']} with {doc['n_weights']} weights, expected {name} "
+                             f"with {n_weights}")
+        lrn = learner_from_state(doc["learner_config"], n_weights, arrays, doc["learner"])
+    rows = [r for r in doc["curves"] if isinstance(r, dict) and isinstance(r.get("epoch"), int)
+            and r["epoch"] <= doc["epoch"]]
+    return lrn, doc["epoch"] + 1, rows
+
+
+class PassTrainee:
+    """One pass of the parser as a client of :func:`plgraph.learn.loop.train_epochs`
+    (see the module docstring for ``batch_gradient_fn`` / ``evaluate_fn``).
+
+    Per epoch: the record (``model`` = the pass name, epoch, loss, the counters
+    ``batch_gradient_fn`` added -- search errors, mismatches, failed, not derivable --,
+    seconds, and ``dev_*`` scores of the final weights as saved), then the checkpoint
+    ``checkpoint-<name>-<epoch>.npz`` + ``.json`` (the learner and this pass's rows), then
+    the pass's weights, ``parser.json`` and the curves (:meth:`ParserFolder.save_pass`)."""
+
+    def __init__(self, folder: ParserFolder, name: str, model, config, lrn, train, dev, rules, batch_gradient_fn,
+                 evaluate_fn, threads: int):
+        self.folder, self.name, self.model, self.config, self.lrn = folder, name, model, config, lrn
+        self.train, self.dev, self.rules, self.threads = train, dev, rules, threads
+        self.gradient, self.evaluate_fn = batch_gradient_fn, evaluate_fn
+        self.warm_up_key = getattr(batch_gradient_fn, "__code__", batch_gradient_fn)
+        self.stats: dict = {}
+        self.weights = None
+
+    def batch_gradient(self, batch):
+        sents = [self.train.sents[i] for i in batch]
+        return self.gradient(self.model, sents, self.train.tokens, self.lrn, self.rules, stats=self.stats,
+                             threads=self.threads)
+
+    def warm_up(self, scratch):
+        sents = [self.train.sents[i] for i in WARMUP_BATCH]
+        return self.gradient(self.model, sents, self.train.tokens, scratch, self.rules, threads=1)
+
+    def evaluate(self, epoch, stats) -> dict:
+        record = {"model": self.name, "epoch": epoch, "loss": round(float(stats.loss), 4), **self.stats,
+                  "updates": stats.updates, "train_seconds": round(stats.seconds, 2)}
+        self.stats = {}
+        self.weights = self.lrn.final_weights(np.float32)
+        if self.dev is not None and self.dev.sents:
+            start = time.perf_counter()
+            scores = self.evaluate_fn(self.model, plain_read_args(self.weights.astype(np.float64)), self.dev,
+                                      self.rules, self.threads)
+            record.update({f"dev_{k}": v for k, v in scores.items()})
+            record["eval_seconds"] = round(time.perf_counter() - start, 2)
+        return record
+
+    def save(self, epoch, record, history) -> None:
+        arrays, scalars = self.lrn.state()
+        doc = {"model": self.name, "learner": scalars, "learner_config": self.lrn.config(),
+               "config": asdict(self.config), "n_weights": int(self.model.n_weights), "seed": self.folder.seed,
+               "curves": [r for r in history if r.get("model") == self.name]}
+        write_checkpoint(self.folder.path, f"checkpoint-{self.name}", epoch, arrays, doc, format=CHECKPOINT_FORMAT,
+                         version=CHECKPOINT_VERSION, crc_keys=_CHECKPOINT_CRC_KEYS, compressed=True)
+        self.folder.save_pass(self.name, self.config, self.weights, epoch, history)
+
+
+def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev_corpus, rules, batch_gradient_fn,
+               evaluate_fn, resume: bool = False, threads: int = 2, progress=None, log=None) -> PassResult:
+    """Train pass ``name`` (``model``, ``config``: see the module docstring) on
+    ``train_corpus`` for ``config.epochs`` epochs in all, scoring ``dev_corpus`` (None:
+    no dev scores) after each, and save every epoch into ``folder`` (:class:`PassTrainee`).
+
+    With ``resume`` it continues from the pass's checkpoint, whose config must equal
+    ``config`` but for ``epochs`` (else :class:`~plgraph.errors.InputError` naming the
+    stored options); without a checkpoint it starts afresh.  When the checkpoint already
+    has ``config.epochs`` epochs nothing trains, and the pass's files are rewritten from
+    it if ``parser.json`` lags behind (a run killed between the two).  Training a pass
+    further forgets the passes trained after it (:meth:`ParserFolder.save_pass`).  Call it
+    inside :func:`plgraph.learn.loop.training_folder` (lock, Ctrl-C at safe points);
+    shuffling uses ``folder.seed`` and the pass name, so a resumed run equals an
+    uninterrupted one bit for bit."""
+    if not train_corpus.sents:
+        raise InputError(f"{name}: no training sentence to train on")
+    say = log or (lambda *_: None)
+    lrn, first, rows = _learner(config, model.n_weights), 1, []
+    found = _resume_pass(folder, name, config, model.n_weights) if resume else None
+    if found is not None:
+        lrn, first, rows = found
+        say(f"{name}: resuming after epoch {first - 1}")
+    history = folder.curves_without(name) + rows
+    trainee = PassTrainee(folder, name, model, config, lrn, train_corpus, dev_corpus, rules, batch_gradient_fn,
+                          evaluate_fn, threads)
+    train_epochs(trainee, lrn, len(train_corpus.sents), epochs=config.epochs, batch_size=config.batch,
+                 seed=folder.seed, first_epoch=first, history=history, rng_extra=(zlib.crc32(name.encode()),),
+                 progress=progress, log=say)
+    weights = trainee.weights
+    if weights is None:          # nothing left to train: the checkpoint's final weights
+        say(f"{name}: the checkpoint has {first - 1} epoch(s) already (epochs {config.epochs}): nothing to train")
+        weights = lrn.final_weights(np.float32)
+        if folder.header["passes"].get(name, {}).get("epochs") != first - 1:    # killed before parser.json
+            folder.save_pass(name, config, weights, first - 1, history)
+    return PassResult(name, weights, [r for r in history if r.get("model") == name], max(first - 1, config.epochs),
+                      first)
+
+
+def folder_files(passes) -> tuple[str, ...]:
+    """Every file a run of ``passes`` (names) writes into the folder."""
+    return FOLDER_FILES + tuple(f for name in passes for f in pass_files(name))
+
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "ParserFolder", "ParserModel", "PassResult", "PassTrainee", "train_pass",
+           "pruners_fingerprint", "clear_previous_run", "stored_pass_config", "pass_conflicts", "option_suffix",
+           "folder_files", "pass_files"]

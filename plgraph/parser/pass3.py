@@ -1,0 +1,451 @@
+"""Pass 3: the full structure -- spines, structural and trace edges -- pruned by pass 2
+(design notes ``1ec-parser.md`` §4, §6).
+
+For one sentence, :func:`prepare` takes pass 2's output (:class:`Pass2Pruning`: a pass-2
+decode with outside scores) and keeps
+
+* the labelled edges whose pass-2 max-marginal clears ``ratio_s`` / ``ratio_t``: a
+  pair's max-marginal with its best label swapped for the candidate (the reference's
+  arc-item label check, ``mm2 - A2[l2] + A2[l3]``, notes §4.4), against
+  ``lo + ratio * (best - lo)`` (the pruners' rule, notes 1ec-anchor.md §5.1);
+* per word, the spine identities the spine classifier kept (:class:`~plgraph.pruners.PrunedSentence`)
+  and -- with ``spine_top_check`` (default on: the seed, notes §4.1; the released code has it
+  commented out) -- only those whose top node is the child node of a surviving
+  structural label of one of the word's pairs (a word left with none keeps the
+  classifier's);
+* in training, every gold pair, label and spine (gold protection, §6.2).
+
+Labels are matched to spines in the kernel (:mod:`plgraph.parser._pass3`) through
+:class:`SpineInventory`: a structural label needs the child's spine top as its child
+node and the parent node with the label's sibling below it in the parent's spine; a
+trace label needs its child and parent nodes (with their null flags) in the two spines
+(§4.3; on the sample's train split every gold edge passes these checks).
+
+The chart (:func:`plgraph.parser.chart.parse_chart`) gets one spine option per kept
+spine; its spine score is counted once per word inside the items (§4.2), the spine loss
+of training is folded into it.  Every decode checks its arithmetic as pass 2 does: chart
+score = ``w . phi(y_hat) + L(y_hat)``, L = edge Hamming loss + ``spine`` x wrong spines.
+
+Departure, documented here and in the README: pass 3 is pruned by pass 2's labelled *arc*
+max-marginals only, not also by the combination items' coarse identities of the
+reference's ``checkCoarseState`` (§4.4).  The ratios are tuned on dev as the seed says
+(:func:`plgraph.parser.cascade.tune_ratios`: 99% of the gold structural edges pass 2
+can build).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import STRUCTURAL, Graph
+from ..learn import SparseGradient
+from ..learn.learners import plain_read_args
+from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS
+from ..rules.tables import RuleTables
+from ..spine import parse_spine
+from . import _pass3 as K
+from .chart import ChartResult, parse_chart
+from .gold import gold_item_ids
+from .labels import LabelVocab, sibling_table
+from .pass2 import Pass2Model, Pass2Sentence, collect_gradient, gold_edges, gold_graph, hamming_loss
+from .tables import ChartTables, Gold, LossWeights
+
+NEG = -np.inf
+
+
+@dataclass(frozen=True)
+class Pass3Config:
+    """Pass 3's options; defaults are the released "full parser" configuration (notes
+    1ec-anchor.md §5.4: batch 10, C 1e-9, eta 0.01, L1, 3 iterations; beam 100 and cube
+    depth 10,000 for stage 3, notes 1ec-parser.md §10) and the seed's spine-top check.
+
+    ``ratio_s`` / ``ratio_t``: pass 2's pruning ratios; None = tuned on dev to keep
+    ``coarse_recall`` of the gold labelled edges pass 2 can build
+    (:func:`plgraph.parser.cascade.tune_ratios`; the released 0.734 is for a pass 2
+    trained on 40,000 sentences).  ``max_spines``: at most this many spine options per
+    word, the classifier's most probable first (0: all above its threshold).  The cap
+    is plgraph's, not the seed's: at the classifier's tuned threshold the sample's
+    models keep 57 spines a word (98.8% gold recall) -- too many for the chart; 3 keep
+    92.7% of gold spines (dev, ``bench/RESULTS.md``)."""
+
+    bits: int = 22
+    beam: int = 100
+    cube: int = 10000
+    batch: int = 10
+    eta: float = 0.01
+    C: float = 1e-9
+    reg: str = "l1"
+    epochs: int = 3
+    ratio_s: float | None = None
+    ratio_t: float | None = None
+    coarse_recall: float = 0.99
+    spine_top_check: bool = True
+    max_spines: int = 3
+
+
+# -- spines and labels -------------------------------------------------------------------------
+def _spine_nodes(spine: str):
+    """(top node name, {(node, is null): sibling}) of a spine string (identity without
+    its self-loop traces)."""
+    levels, _ = parse_spine(spine)
+    return (levels[-1].name if levels else "_"), sibling_table(spine)
+
+
+class SpineInventory:
+    """The spine identities pass 3 can choose (the spine classifier's vocabulary) and
+    which labels each can carry (notes §4.3).
+
+    ``ok_c[s, l]`` / ``ok_p[s, l]`` (uint8, ``(S + 1, L)``): spine ``s`` can be the child /
+    parent end of label ``l``; row ``S`` (:attr:`root`) is ROOT's spine, which parents
+    the structural labels whose parent node is ``ROOT_0`` and is never a child.
+    ``top[s]``: the spine's top node name (``_`` for a word heading nothing)."""
+
+    def __init__(self, identities, vocab: LabelVocab):
+        self.identities = list(identities)
+        self.index = {s: i for i, s in enumerate(self.identities)}
+        S, L = len(self.identities), len(vocab)
+        self.root = S
+        self.top = []
+        self.ok_c = np.zeros((S + 1, L), np.uint8)
+        self.ok_p = np.zeros((S + 1, L), np.uint8)
+        structural = [(i, lab) for i, lab in enumerate(vocab.labels) if lab.kind == STRUCTURAL]
+        trace = [(i, lab) for i, lab in enumerate(vocab.labels) if lab.kind != STRUCTURAL]
+        for s, ident in enumerate(self.identities):
+            top, nodes = _spine_nodes(ident.split("|", 1)[0])
+            self.top.append(top)
+            for i, lab in structural:
+                self.ok_c[s, i] = lab.child == top and not lab.child_null
+                self.ok_p[s, i] = nodes.get((lab.parent, lab.parent_null)) == lab.sibling
+            for i, lab in trace:
+                self.ok_c[s, i] = (lab.child, lab.child_null) in nodes or lab.child == "_"
+                self.ok_p[s, i] = (lab.parent, lab.parent_null) in nodes
+        for i, lab in structural:
+            self.ok_p[S, i] = lab.parent == "ROOT_0" and not lab.parent_null
+        self.label_child = [lab.child for lab in vocab.labels]
+
+    def __len__(self) -> int:
+        return len(self.identities)
+
+
+# -- pass 2's output as pass 3 reads it ------------------------------------------------------
+@dataclass
+class Pass2Pruning:
+    """What pass 3 keeps of a pass-2 decode (non-augmented, final weights): the arc
+    max-marginals ``mm_s`` / ``mm_t`` (N, N; best label of the kind), the best
+    derivation's score ``best``, and ``lab_mm``: the max-marginal of every candidate
+    label of the pass-2 sentence (aligned with its ``cand_lab``) -- the pair's
+    max-marginal with its best label swapped for this one (the reference's
+    ``mm2 - A2[c, p, l2] + A2[c, p, l]``, notes §4.4); ``edges``: pass 2's best graph
+    (``{(c, p, "S"|"T"): label}``, the fallback of a sentence pass 3 cannot parse).
+
+    A ratio r keeps a labelled edge iff its max-marginal is at least
+    ``lo + r * (best - lo)``, ``lo`` the sentence's smallest finite arc max-marginal of
+    that kind (the pruners' rule, notes 1ec-anchor.md §5.1); r <= 1 always keeps the best
+    derivation's edges."""
+
+    mm_s: np.ndarray
+    mm_t: np.ndarray
+    best: float
+    lab_mm: np.ndarray
+    edges: dict | None = None
+
+    def _lo(self, kind: int) -> float:
+        mm = self.mm_s if kind == 0 else self.mm_t
+        finite = mm[np.isfinite(mm)]
+        return float(finite.min()) if finite.size else self.best
+
+    def place(self, values, kind: int) -> np.ndarray:
+        """Where max-marginals ``values`` of ``kind`` sit between ``lo`` (0) and ``best``
+        (1): the largest ratio that keeps each (-inf for -inf)."""
+        v = np.asarray(values, np.float64)
+        out = np.full(v.shape, NEG)
+        if not np.isfinite(self.best):
+            return out
+        lo = self._lo(kind)
+        fin = np.isfinite(v)
+        tol = 1e-9 * max(1.0, abs(self.best))        # rounding of the outside sums
+        out[fin] = (v[fin] - lo + tol) / max(self.best - lo, tol)
+        return out
+
+    def kept(self, sent2: Pass2Sentence, ratio_s: float, ratio_t: float) -> np.ndarray:
+        """Boolean per candidate entry of ``sent2``: the labelled edge survives."""
+        out = np.zeros(sent2.cand_lab.shape[0], bool)
+        for kind, r in ((0, ratio_s), (1, ratio_t)):
+            sel = sent2.cand_kind == kind
+            out[sel] = self.place(self.lab_mm[sel], kind) >= r
+        return out
+
+
+def pass2_pruning(model2: Pass2Model, sent2: Pass2Sentence, tokens, read_args, rules) -> Pass2Pruning:
+    """Decode ``sent2`` with pass 2 (no loss, outside scores) for :func:`prepare`."""
+    from ._pass2 import candidate_scores
+
+    tables, s_plain, t_plain = model2.tables(sent2, tokens, read_args)
+    res = parse_chart(tables, rules, beam=model2.config.beam, cube=model2.config.cube, outside=True)
+    N = sent2.N
+    mm_s = res.arc_mm_s.copy() if res.arc_mm_s is not None else np.full((N, N), NEG)
+    mm_t = res.arc_mm_t.copy() if res.arc_mm_t is not None else np.full((N, N), NEG)
+    scores = np.empty(sent2.cand_lab.shape[0])
+    candidate_scores(tokens.wh, tokens.th, sent2.base, sent2.n, sent2.pc, sent2.pp, sent2.cand_off, sent2.cand_lab,
+                     model2.mask, *read_args, scores)
+    pair = np.repeat(np.arange(sent2.pc.shape[0]), np.diff(sent2.cand_off))
+    c, p = sent2.pc[pair], sent2.pp[pair]
+    kind = sent2.cand_kind
+    mm = np.where(kind == 0, mm_s[c, p], mm_t[c, p])
+    best_plain = np.where(kind == 0, s_plain[pair], t_plain[pair])
+    lab_mm = np.full(kind.shape[0], NEG)
+    fin = np.isfinite(mm)
+    lab_mm[fin] = mm[fin] - best_plain[fin] + scores[fin]
+    return Pass2Pruning(mm_s, mm_t, float(res.score), lab_mm, dict(res.edges))
+
+
+# -- sentences -------------------------------------------------------------------------------------
+@dataclass
+class Pass3Sentence:
+    """One sentence prepared for pass 3 (chart positions).  Pairs and candidates as
+    :class:`~plgraph.parser.pass2.Pass2Sentence`; ``blk_off``: each pair's block in the
+    flat score tables; ``nsp`` (N,) / ``sp_id`` (flat, offsets ``cumsum(nsp)``): each
+    point's spine options as :class:`SpineInventory` ids (ROOT: one, ``inventory.root``);
+    ``gold_spine_id`` (n,): the gold spine identities (-1: not in the inventory);
+    ``fallback_edges`` / ``fallback_spines``: pass 2's graph and the spine classifier's
+    first choices (-1: none in the inventory), the output when pass 3 finds no parse."""
+
+    id: str
+    n: int
+    base: int
+    pc: np.ndarray
+    pp: np.ndarray
+    cand_off: np.ndarray
+    cand_lab: np.ndarray
+    cand_kind: np.ndarray
+    blk_off: np.ndarray
+    nsp: np.ndarray
+    sp_id: np.ndarray
+    gold_s: np.ndarray
+    gold_t: np.ndarray
+    gold: Gold | None = None
+    gold_items: tuple | None = None
+    gold_spine_id: np.ndarray | None = None
+    gold_unseen: int = 0
+    fallback_edges: dict | None = None
+    fallback_spines: np.ndarray | None = None
+
+    @property
+    def N(self) -> int:
+        return self.n + 1
+
+    @property
+    def sp_off(self) -> np.ndarray:
+        off = np.zeros(self.N + 1, np.int64)
+        np.cumsum(self.nsp, out=off[1:])
+        return off
+
+
+def prepare(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, inventory: SpineInventory,
+            vocab: LabelVocab, spine_labels, config: Pass3Config = Pass3Config(), *, gold: bool = False,
+            protect_gold: bool | None = None, rules: RuleTables | None = None) -> Pass3Sentence:
+    """Pairs, candidate labels and spine options of ``graph`` for pass 3 (module
+    docstring).  ``sent2``: the sentence as pass 2 saw it (its candidates); ``p2``: pass
+    2's decode; ``pruned``: the coarse models' :class:`~plgraph.pruners.PrunedSentence`
+    (its spines index ``spine_labels``, the spine classifier's vocabulary).  ``gold``
+    attaches the gold graph (and with ``rules`` its derivation's items);
+    ``protect_gold`` (default ``gold``) adds gold pairs, labels and spines."""
+    n = sent2.n
+    if config.ratio_s is None or config.ratio_t is None:
+        raise ValueError("Pass3Config.ratio_s / ratio_t are not set: tune them on dev "
+                         "(plgraph.parser.cascade.tune_ratios)")
+    keep = p2.kept(sent2, config.ratio_s, config.ratio_t)
+    G = gold_sid = None
+    if gold:
+        from ..encoding import spine_identity
+
+        G, unseen = gold_graph(graph, vocab)
+        gold_sid = np.array([inventory.index.get(spine_identity(graph, w), -1) for w in range(n)], np.int64)
+    protect = G is not None and (gold if protect_gold is None else protect_gold)
+    # the surviving labelled edges of each pair (gold added in training)
+    per_pair = []
+    tops: list[set] = [set() for _ in range(n)]
+    for k in range(sent2.pc.shape[0]):
+        c, p = int(sent2.pc[k]), int(sent2.pp[k])
+        lo, hi = sent2.cand_off[k], sent2.cand_off[k + 1]
+        cand = sent2.cand_lab[lo:hi][keep[lo:hi]]
+        tops[c].update(inventory.label_child[int(x)] for x in cand if vocab.kind[x] == STRUCTURAL)
+        g_s = int(G.s[c, p]) if G is not None else -1
+        g_t = int(G.t[c, p]) if G is not None else -1
+        if protect:
+            extra = [g for g in (g_s, g_t) if g >= 0 and g not in set(cand.tolist())]
+            cand = np.concatenate([cand, np.array(extra, np.int64)]) if extra else cand
+        if cand.size:
+            per_pair.append((c, p, np.unique(cand), g_s, g_t))
+    # spine options: the classifier's, agreeing with a surviving structural label (switch)
+    options, first = [], []
+    for w in range(n):
+        ids = [inventory.index.get(spine_labels[int(s)], -1) for s in pruned.spines[w]]
+        ids = [s for s in ids if s >= 0]
+        first.append(ids[0] if ids else -1)
+        if config.spine_top_check:
+            ids = [s for s in ids if inventory.top[s] in tops[w]] or ids
+        if config.max_spines:
+            ids = ids[:config.max_spines]            # the classifier's most probable first
+        if protect and gold_sid[w] >= 0 and gold_sid[w] not in ids:
+            ids.append(int(gold_sid[w]))
+        if not ids:           # the classifier knows no spine of this POS: a word heading nothing
+            ids = [inventory.index.get("_", 0)]
+        options.append(ids)
+    options.append([inventory.root])
+    nsp = np.array([len(o) for o in options], np.int64)
+    sp_id = np.array([s for o in options for s in o], np.int64)
+    pc, pp, offs, labs, kinds, gs, gt, blk = [], [], [0], [], [], [], [], [0]
+    for c, p, cand, g_s, g_t in per_pair:
+        pc.append(c)
+        pp.append(p)
+        labs.append(cand)
+        kinds.append(vocab.kind[cand].astype(np.int8))
+        offs.append(offs[-1] + cand.size)
+        gs.append(g_s)
+        gt.append(g_t)
+        blk.append(blk[-1] + int(nsp[c] * nsp[p]))
+    cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))  # noqa: E731
+    sent = Pass3Sentence(sent2.id, n, sent2.base, np.array(pc, np.int64), np.array(pp, np.int64),
+                         np.array(offs, np.int64), cat(labs, np.int64), cat(kinds, np.int8),
+                         np.array(blk, np.int64), nsp, sp_id, np.array(gs, np.int64), np.array(gt, np.int64),
+                         None, None, gold_sid, unseen if G is not None else 0, p2.edges,
+                         np.array(first, np.int64))
+    if G is not None:
+        spine_opt = np.full(n, -1, np.int64)
+        off = sent.sp_off
+        for w in range(n):
+            hit = np.flatnonzero(sp_id[off[w]:off[w + 1]] == gold_sid[w])
+            if gold_sid[w] >= 0 and hit.size:
+                spine_opt[w] = hit[0]
+        sent.gold = Gold(G.s, G.t, spine_opt)
+        if rules is not None:
+            sent.gold_items = gold_item_ids(sent.gold, rules)
+    return sent
+
+
+# -- the model ---------------------------------------------------------------------------------------
+@dataclass
+class Decoded3:
+    """One pass-3 decode (as :class:`~plgraph.parser.pass2.Decoded`) with the chosen
+    spine identity of every word (``spines``, inventory ids; -1 when nothing parsed)."""
+
+    result: ChartResult
+    spines: np.ndarray
+    model_score: float
+    loss: float
+    gold_score: float | None
+    mismatch: bool
+
+    @property
+    def search_error(self) -> bool:
+        return (self.gold_score is not None and self.result.parsed
+                and self.gold_score > self.model_score + self.loss + 1e-6)
+
+
+class Pass3Model:
+    """Hashed weights over spines, edges x label and (spine, spine, label) joints."""
+
+    def __init__(self, vocab: LabelVocab, inventory: SpineInventory, config: Pass3Config = Pass3Config()):
+        self.vocab = vocab
+        self.inventory = inventory
+        self.config = config
+        self.mask = np.uint64((1 << config.bits) - 1)
+        self.n_weights = 1 << config.bits
+
+    def tables(self, sent: Pass3Sentence, tokens, read_args, augment: bool = False,
+               weights: LossWeights = LossWeights()) -> ChartTables:
+        """The chart's tables of one sentence (loss-augmented with ``augment``)."""
+        if augment and sent.gold is None:
+            raise ValueError(f"sentence {sent.id}: loss-augmented tables need the gold graph (prepare(gold=True))")
+        size = int(sent.blk_off[-1])
+        s_best, t_best, s_plain, t_plain = (np.empty(size) for _ in range(4))
+        s_lab, t_lab = np.empty(size, np.int64), np.empty(size, np.int64)
+        sp_off = sent.sp_off
+        inv = self.inventory
+        K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
+                       sent.cand_kind, sent.blk_off, sp_off, sent.sp_id, inv.ok_c, inv.ok_p, sent.gold_s,
+                       sent.gold_t, bool(augment), float(weights.extra), float(weights.wrong_label), self.mask,
+                       *read_args, s_best, s_lab, t_best, t_lab, s_plain, t_plain)
+        sp_score = np.empty(sent.sp_id.shape[0])
+        K.spine_scores(tokens.wh, tokens.th, sent.base, sent.n, sp_off, sent.sp_id, self.mask, *read_args, sp_score)
+        if augment:
+            for w in range(sent.n):
+                wrong = np.arange(sent.nsp[w]) != sent.gold.spine[w]
+                sp_score[sp_off[w]:sp_off[w + 1]] += weights.spine * wrong
+        N = sent.N
+        pair_off = np.full((N, N), -1, np.int64)
+        pair_off[sent.pc, sent.pp] = sent.blk_off[:-1]
+        return ChartTables(sent.nsp.copy(), sp_score, pair_off, s_best, s_lab, t_best, t_lab,
+                           sent.gold if augment else None, weights.missed if augment else 0.0,
+                           sent.gold_items if augment else None)
+
+    def features(self, sent: Pass3Sentence, tokens, edges, spines, sign: float):
+        """Feature (index, value) entries of labelled edges ``[(c, p, label)]`` of a graph
+        whose words have spine identities ``spines`` (n,), and of those spines."""
+        e = np.asarray(edges, np.int64).reshape(-1, 3)
+        sid = np.append(np.asarray(spines, np.int64), self.inventory.root)
+        words = np.flatnonzero(sid[:sent.n] >= 0)
+        idx = np.empty(e.shape[0] * (MAX_PAIR_KEYS + K.N_JOINT) + words.size * MAX_WORD_KEYS, np.int64)
+        val = np.empty(idx.shape[0])
+        m = K.features(tokens.wh, tokens.th, sent.base, sent.n, e[:, 0], e[:, 1], e[:, 2], sid[e[:, 0]],
+                       sid[e[:, 1]], words, sid[words], float(sign), self.mask, idx, val)
+        return idx[:m], val[:m]
+
+    def score_of(self, sent: Pass3Sentence, tokens, read_args, edges, spines) -> float:
+        """``w . phi`` of a graph, straight from its features."""
+        from ._pass2 import weight_dot
+
+        idx, val = self.features(sent, tokens, edges, spines, 1.0)
+        return float(weight_dot(idx, val, *read_args))
+
+    def decode(self, sent: Pass3Sentence, tokens, read_args=None, rules: RuleTables | None = None, *,
+               augment: bool = False, weights: LossWeights = LossWeights(), beam: int | None = None,
+               cube: int | None = None) -> Decoded3:
+        """Parse one sentence (loss-augmented with ``augment``) and check the chart's
+        arithmetic against the features of its own output."""
+        read_args = read_args if read_args is not None else plain_read_args(np.zeros(self.n_weights))
+        tables = self.tables(sent, tokens, read_args, augment, weights)
+        res = parse_chart(tables, rules, beam=self.config.beam if beam is None else beam,
+                          cube=self.config.cube if cube is None else cube,
+                          mark_gold=augment and sent.gold_items is not None)
+        spines = np.full(sent.n, -1, np.int64)
+        model = loss = 0.0
+        if res.parsed:
+            off = sent.sp_off
+            spines = sent.sp_id[off[:sent.n] + res.spines[:sent.n]]
+            pred = [(c, p, lab) for (c, p, _kind), lab in res.edges.items()]
+            model = self.score_of(sent, tokens, read_args, pred, spines)
+            if augment:
+                loss = hamming_loss(res.edges, sent.gold, weights) + weights.spine * float(
+                    (res.spines[:sent.n] != sent.gold.spine).sum())
+        gold_score = None
+        if sent.gold is not None and (sent.gold_spine_id >= 0).all():
+            gold_score = self.score_of(sent, tokens, read_args, gold_edges(sent.gold), sent.gold_spine_id)
+        mismatch = res.parsed and abs(res.score - (model + loss)) > 1e-6 * max(1.0, abs(res.score))
+        return Decoded3(res, spines, model, loss, gold_score, bool(mismatch))
+
+
+def _decode_for_gradient(model: Pass3Model, sent, tokens, read_args, rules, weights):
+    d = model.decode(sent, tokens, read_args, rules, augment=True, weights=weights)
+    parts = []
+    if d.result.parsed and d.loss != 0.0:
+        pred = [(c, p, lab) for (c, p, _kind), lab in d.result.edges.items()]
+        parts = [model.features(sent, tokens, pred, d.spines, 1.0),
+                 model.features(sent, tokens, gold_edges(sent.gold), sent.gold_spine_id, -1.0)]
+    return d, parts
+
+
+def batch_gradient(model: Pass3Model, sents, tokens, learner, rules, weights: LossWeights = LossWeights(),
+                   stats: dict | None = None, threads: int = 1) -> SparseGradient:
+    """Summed ``phi(y_hat) - phi(y)`` of loss-augmented pass-3 decodes (as
+    :func:`plgraph.parser.pass2.batch_gradient`, with its counters; a gold spine outside
+    the inventory contributes no spine features)."""
+    read_args = learner.read_args()
+    job = lambda sent: _decode_for_gradient(model, sent, tokens, read_args, rules, weights)  # noqa: E731
+    return collect_gradient(sents, job, stats, threads)
+
+
+__all__ = ["Pass3Config", "SpineInventory", "Pass2Pruning", "pass2_pruning", "Pass3Sentence",
+           "prepare", "Pass3Model", "Decoded3", "batch_gradient"]
