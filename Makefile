@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser figures bench check-full check-evalb screenshots notebooks lab clean
+.PHONY: help install demo test test-browser figures bench bench-cascade check-full check-evalb screenshots notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -42,6 +42,10 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_parser.py
 	$(PY) bench/bench_pass2.py
 	$(PY) bench/bench_eval.py
+
+PARSER_MODEL ?= runs/parser-full
+bench-cascade: $(STAMP) ## the whole parsing cascade of a trained model (PARSER_MODEL=M, default runs/parser-full)
+	$(PY) bench/bench_cascade.py --model-dir $(PARSER_MODEL)
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)
 	MPLBACKEND=Agg $(PY) -m pytest tests -m slow -q

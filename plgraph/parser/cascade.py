@@ -17,7 +17,8 @@ import numpy as np
 from ..learn import make_learner, run_epoch
 from ..learn.learners import plain_read_args
 from ..rules.tables import RuleTables
-from .pass3 import Pass2Pruning, Pass3Config, Pass3Model, SpineInventory, batch_gradient, pass2_pruning, prepare
+from .pass3 import (Pass2Pruning, Pass3Config, Pass3Model, SpineInventory, batch_gradient, pass2_pruning, prepare,
+                    relaxed)
 from .training import PreparedCorpus
 
 NEG = -np.inf
@@ -87,11 +88,26 @@ def tune_ratios(outputs, corpus: PreparedCorpus, recall: float = 0.99) -> dict:
 
 @dataclass
 class Prepared3:
-    """Sentences prepared for pass 3, their tokens and the skipped ``(id, reason)``."""
+    """Sentences prepared for pass 3, their tokens and the skipped ``(id, reason)``;
+    ``sources`` (per sentence: graph, pass-2 sentence, pass-2 output, pruned) and
+    ``context`` (inventory, vocab, spine labels, config) let a sentence pass 3 cannot
+    parse be prepared again under relaxed pruning (:func:`relaxed_sentence`)."""
 
     sents: list
     tokens: object
     skipped: list = field(default_factory=list)
+    sources: list | None = None
+    context: tuple | None = None
+
+
+def relaxed_sentence(corpus: Prepared3, i: int):
+    """Sentence ``i`` of ``corpus`` prepared again with :func:`plgraph.parser.pass3.relaxed`
+    pruning (None without sources)."""
+    if corpus.sources is None or corpus.context is None:
+        return None
+    g, s2, p2, pruned = corpus.sources[i]
+    inventory, vocab, labels, config = corpus.context
+    return prepare(g, s2, p2, pruned, inventory, vocab, labels, relaxed(config), gold=True, protect_gold=False)
 
 
 def prepare_corpus3(graphs, corpus2: PreparedCorpus, outputs, pruners, inventory: SpineInventory, vocab,
@@ -103,30 +119,46 @@ def prepare_corpus3(graphs, corpus2: PreparedCorpus, outputs, pruners, inventory
 
     by_id = {g.id: g for g in graphs}
     labels = pruners.spine.labels.items
-    out = []
+    out, sources = [], []
     with P.bar(len(corpus2.sents), "pass 3: candidates", progress) as bar:
         for s2, p2 in zip(corpus2.sents, outputs):
             g = by_id[s2.id]
-            out.append(prepare(g, s2, p2, pruners.prune(g), inventory, vocab, labels, config, gold=True,
+            pruned = pruners.prune(g)
+            out.append(prepare(g, s2, p2, pruned, inventory, vocab, labels, config, gold=True,
                                protect_gold=training, rules=rules if training else None))
+            if not training:
+                sources.append((g, s2, p2, pruned))
             bar.update(1)
-    return Prepared3(out, corpus2.tokens, list(corpus2.skipped))
+    return Prepared3(out, corpus2.tokens, list(corpus2.skipped), None if training else sources,
+                     (inventory, vocab, labels, config))
 
 
 def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleTables | None = None,
-                   threads: int = 2, fallback: bool = True) -> dict:
+                   threads: int = 2, fallback: bool = True, retry: bool = True) -> dict:
     """UAS / LAS over structural attachment (every word), spine accuracy (identity), and
     unlabelled / labelled trace-edge precision and recall, in percent; failed parses,
     search errors against the gold graph, the chart's items kept per sentence and share
     of cells holding any item, and decoding speed.  A sentence pass 3 cannot parse is
-    scored on its fallback (pass 2's graph, the classifier's first spines; ``fallback``)
-    or, without, as all wrong; either way it counts in ``failed``."""
+    parsed again under relaxed pruning (``retry``, when the corpus has its sources;
+    counted in ``retried``); if that fails too it is scored on its fallback (pass 2's
+    graph, the classifier's first spines; ``fallback``) or, without, as all wrong, and
+    counted in ``failed``."""
     start = time.perf_counter()
     decoded = _map(lambda s: model.decode(s, corpus.tokens, read_args, rules), corpus.sents, threads)
+    sents = list(corpus.sents)
+    retried = 0
+    for i, d in enumerate(decoded):
+        if not d.result.parsed and retry:
+            again = relaxed_sentence(corpus, i)
+            if again is not None:
+                retried += 1
+                d2 = model.decode(again, corpus.tokens, read_args, rules)
+                if d2.result.parsed:
+                    sents[i], decoded[i] = again, d2
     seconds = time.perf_counter() - start
     c = dict.fromkeys(("words", "uas", "las", "spines", "t_pred", "t_gold", "t_u", "t_l", "failed", "search",
                        "items", "cells", "cells_used"), 0)
-    for s, d in zip(corpus.sents, decoded):
+    for s, d in zip(sents, decoded):
         iu = np.triu_indices(s.N, 1)
         c["items"] += int(d.result.kept.sum())
         c["cells"] += len(iu[0])
@@ -156,7 +188,7 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
     return {"sentences": len(corpus.sents), "uas": pct(c["uas"], c["words"]), "las": pct(c["las"], c["words"]),
             "spine_acc": pct(c["spines"], c["words"]), "trace_p": pct(c["t_u"], c["t_pred"]),
             "trace_r": pct(c["t_u"], c["t_gold"]), "trace_labelled_p": pct(c["t_l"], c["t_pred"]),
-            "trace_labelled_r": pct(c["t_l"], c["t_gold"]), "failed": c["failed"], "search_errors": c["search"],
+            "trace_labelled_r": pct(c["t_l"], c["t_gold"]), "failed": c["failed"], "retried": retried, "search_errors": c["search"],
             "items_per_sentence": round(c["items"] / max(len(corpus.sents), 1), 1),
             "cells_used_pct": pct(c["cells_used"], c["cells"]),
             "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}
@@ -205,4 +237,4 @@ def ratio_curve(outputs, corpus: PreparedCorpus, n_labels: int, ratios=(0.0, 0.1
     return rows
 
 
-__all__ = ["ratio_curve", "pass2_outputs", "tune_ratios", "Prepared3", "prepare_corpus3", "evaluate_pass3", "train_pass3"]
+__all__ = ["relaxed_sentence", "ratio_curve", "pass2_outputs", "tune_ratios", "Prepared3", "prepare_corpus3", "evaluate_pass3", "train_pass3"]

@@ -84,6 +84,22 @@ class Pass3Config:
     max_spines: int = 3
 
 
+#: spine options a word gets when a sentence is prepared again after pass 3 found no parse
+RELAXED_SPINES = 12
+
+
+def relaxed(config: Pass3Config) -> Pass3Config:
+    """The pruning a sentence is prepared again with when pass 3 finds no parse under
+    ``config``: every candidate label pass 2 can build (ratios 0) and up to
+    :data:`RELAXED_SPINES` spines a word.  (Such sentences have a word whose spine
+    options fit none of its surviving structural labels -- mostly very short sentences,
+    whose spine the classifier gets wrong.)"""
+    from dataclasses import replace
+
+    cap = max(config.max_spines, RELAXED_SPINES) if config.max_spines else 0
+    return replace(config, ratio_s=0.0, ratio_t=0.0, max_spines=cap)
+
+
 # -- spines and labels -------------------------------------------------------------------------
 def _spine_nodes(spine: str):
     """(top node name, {(node, is null): sibling}) of a spine string (identity without
@@ -140,18 +156,20 @@ class Pass2Pruning:
     (``{(c, p, "S"|"T"): label}``, the fallback of a sentence pass 3 cannot parse).
 
     A ratio r keeps a labelled edge iff its max-marginal is at least
-    ``lo + r * (best - lo)``, ``lo`` the sentence's smallest finite arc max-marginal of
-    that kind (the pruners' rule, notes 1ec-anchor.md §5.1); r <= 1 always keeps the best
-    derivation's edges."""
+    ``lo + r * (best - lo)``, ``lo`` the sentence's smallest finite labelled max-marginal
+    of that kind (the pruners' rule, notes 1ec-anchor.md §5.1, over labelled edges: with
+    the arcs' ``lo`` a sentence with one possible structure would keep only its best
+    labels); r <= 1 keeps the best derivation's edges, r = 0 every buildable one."""
 
     mm_s: np.ndarray
     mm_t: np.ndarray
     best: float
     lab_mm: np.ndarray
+    lab_kind: np.ndarray
     edges: dict | None = None
 
     def _lo(self, kind: int) -> float:
-        mm = self.mm_s if kind == 0 else self.mm_t
+        mm = self.lab_mm[self.lab_kind == kind]
         finite = mm[np.isfinite(mm)]
         return float(finite.min()) if finite.size else self.best
 
@@ -197,7 +215,7 @@ def pass2_pruning(model2: Pass2Model, sent2: Pass2Sentence, tokens, read_args, r
     lab_mm = np.full(kind.shape[0], NEG)
     fin = np.isfinite(mm)
     lab_mm[fin] = mm[fin] - best_plain[fin] + scores[fin]
-    return Pass2Pruning(mm_s, mm_t, float(res.score), lab_mm, dict(res.edges))
+    return Pass2Pruning(mm_s, mm_t, float(res.score), lab_mm, kind.copy(), dict(res.edges))
 
 
 # -- sentences -------------------------------------------------------------------------------------
@@ -447,5 +465,5 @@ def batch_gradient(model: Pass3Model, sents, tokens, learner, rules, weights: Lo
     return collect_gradient(sents, job, stats, threads)
 
 
-__all__ = ["Pass3Config", "SpineInventory", "Pass2Pruning", "pass2_pruning", "Pass3Sentence",
+__all__ = ["Pass3Config", "SpineInventory", "Pass2Pruning", "pass2_pruning", "relaxed", "Pass3Sentence",
            "prepare", "Pass3Model", "Decoded3", "batch_gradient"]
