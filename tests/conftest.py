@@ -50,6 +50,29 @@ def sample_graphs(sample_trees):
     return [tree_to_graph(t.tree, sid=t.id) for t in sample_trees]
 
 
+@pytest.fixture(scope="session")
+def parser_base(sample_graphs):
+    """What the pass-2 and pass-3 tests start from: the sample's train and dev graphs, the
+    quick-mode coarse models (shared cache), the train split's edge labels and its rules
+    seen at least once."""
+    from plgraph.data import SAMPLE_SPLITS
+    from plgraph.parser.labels import LabelVocab
+    from plgraph.pruners.pipeline import notebook_models
+    from plgraph.rules.usage import count_rules
+
+    def part(name):
+        lo, hi = SAMPLE_SPLITS[name]
+        return [g for g in sample_graphs if lo <= int(g.id[4:8]) <= hi]
+
+    class _S:               # what count_rules reads
+        def __init__(self, g):
+            self.id, self.graph = g.id, g
+
+    train, dev = part("train"), part("dev")
+    rules = count_rules([_S(g) for g in train]).pruned(1)
+    return dict(train=train, dev=dev, pr=notebook_models(quick=True), vocab=LabelVocab.from_graphs(train), rules=rules)
+
+
 # -- corpora of the dependency-parser tests ------------------------------------------------
 @pytest.fixture(scope="session")
 def ewt_dir() -> Path:

@@ -49,11 +49,11 @@ def _curves(folder) -> list:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory, pruners_dir):
-    """``full``: two epochs of each pass in one run; ``part``: one epoch of each, then
+    """``full``: two epochs of each pass in one run, pass 3's trace threshold tuned; ``part``: one epoch of each, then
     ``--resume --epochs2 2 --epochs3 1``, then ``--resume --epochs2 2 --epochs3 2``
     (``after_one``: its weights and curves after the first run)."""
     full, part = tmp_path_factory.mktemp("full"), tmp_path_factory.mktemp("part")
-    assert _train(full, pruners_dir, "--epochs2", "2", "--epochs3", "2") == 0
+    assert _train(full, pruners_dir, "--epochs2", "2", "--epochs3", "2", "--trace-bias3", "tune") == 0
     assert _train(part, pruners_dir, "--epochs2", "1", "--epochs3", "1") == 0
     after_one = {"w": _weights(part), "w3": _weights(part, "pass3"), "curves": _curves(part)}
     assert _train(part, pruners_dir, "--epochs2", "2", "--epochs3", "1", "--resume") == 0
@@ -88,6 +88,17 @@ def test_the_folder_holds_a_loadable_model_and_its_curves(runs):
 
     stored3 = m.folder.pass_config("pass3", Pass3Config)
     assert stored3.bits == 16 and stored3.epochs == 2 and 0 <= stored3.ratio_s <= 1 and stored3.ratio_t <= 1
+    # the trace threshold: the tuning curve's best trace F (nearest 0 on ties), recorded in
+    # parser.json; the checkpoint keeps "tune" (None) so a resumed run trains the same pass
+    from plgraph.parser.cascade import TRACE_BIAS_GRID
+
+    curve = hdr["passes"]["pass3"]["tuned_curves"]["trace_bias"]
+    assert [r["trace_bias"] for r in curve] == list(TRACE_BIAS_GRID)
+    top = max(r["trace_f"] for r in curve)
+    assert stored3.trace_bias == min((r["trace_bias"] for r in curve if r["trace_f"] == top), key=abs)
+    assert curve[0]["uas"] == rows[3]["dev_uas"] and curve[0]["trace_p"] == rows[3]["dev_trace_p"]
+    with open(full / "checkpoint-pass3.json", encoding="utf-8") as handle:
+        assert json.load(handle)["config"]["trace_bias"] is None
     with open(full / "curves.csv", encoding="utf-8") as handle:
         assert handle.readline().startswith("model,epoch,") and len(handle.readlines()) == 4
     with open(full / "log.jsonl", encoding="utf-8") as handle:
@@ -155,7 +166,7 @@ def test_stats_writes_fractions_consistent_with_the_candidates(runs, tmp_path):
 
     out = tmp_path / "stats.json"
     assert main(["parser", "stats", "--model-dir", str(runs["full"]), "--json", str(out), "--threads", "1",
-                 "--no-progress"]) == 0
+                 "--trace-bias-curve", "--no-progress"]) == 0
     doc = json.loads(out.read_text())
     c = doc["counts"]
     for key, val in doc.items():
@@ -171,7 +182,14 @@ def test_stats_writes_fractions_consistent_with_the_candidates(runs, tmp_path):
     assert doc["mismatches"] == 0 and doc["search_errors"] >= doc["search_errors_gold_reachable"] >= 0
     last3 = [r for r in _curves(runs["full"]) if r["model"] == "pass3"][-1]
     p3, flipped = doc["pass3"], doc["pass3_spine_top_check_flipped"]
-    assert p3["uas"] == last3["dev_uas"] and p3["spine_acc"] == last3["dev_spine_acc"] and p3["mismatches"] == 0
+    # pass 3 decodes with its tuned trace threshold: its scores are the tuning curve's row
+    # there; the curve stats prints is the one training recorded (same weights, same dev)
+    tuned = json.loads((runs["full"] / "parser.json").read_text())["passes"]["pass3"]
+    row = next(r for r in tuned["tuned_curves"]["trace_bias"] if r["trace_bias"] == tuned["config"]["trace_bias"])
+    assert (p3["uas"], p3["spine_acc"], p3["trace_p"], p3["trace_r"]) == (row["uas"], row["spine_acc"], row["trace_p"],
+                                                                           row["trace_r"]) and p3["mismatches"] == 0
+    assert doc["pass3_trace_bias_curve"]["rows"] == tuned["tuned_curves"]["trace_bias"]
+    assert tuned["tuned_curves"]["trace_bias"][0]["uas"] == last3["dev_uas"]
     assert p3["spine_top_check"] is True and flipped["spine_top_check"] is False
     assert p3["spine_options_per_word"] <= flipped["spine_options_per_word"] <= 3
     assert 0 < p3["spines_gold_recall_pct"] <= flipped["spines_gold_recall_pct"] <= 100

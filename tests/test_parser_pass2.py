@@ -17,28 +17,13 @@ EPOCHS = 4
 
 
 @pytest.fixture(scope="module")
-def setting(sample_graphs):
+def setting(parser_base):
     """Quick-mode coarse models (shared cache), the train split's labels and rules, and
     short train and dev sentences prepared for pass 2."""
-    from plgraph.data import SAMPLE_SPLITS
     from plgraph.encoding import encode_graph, encode_tokens
-    from plgraph.parser.labels import LabelVocab
-    from plgraph.pruners.pipeline import notebook_models
-    from plgraph.rules.usage import count_rules
 
-    def part(name):
-        lo, hi = SAMPLE_SPLITS[name]
-        return [g for g in sample_graphs if lo <= int(g.id[4:8]) <= hi]
-
-    train, dev = part("train"), part("dev")
-    pr = notebook_models(quick=True)
-    vocab = LabelVocab.from_graphs(train)
-
-    class _S:               # what count_rules reads
-        def __init__(self, g):
-            self.id, self.graph = g.id, g
-
-    rules = count_rules([_S(g) for g in train]).pruned(1)
+    base = parser_base
+    train, dev, pr, vocab, rules = base["train"], base["dev"], base["pr"], base["vocab"], base["rules"]
     short_train = [g for g in train if 4 <= len(g) <= 12][:40]
     short_dev = [g for g in dev if 4 <= len(g) <= 12][:15]
     sents = short_train + short_dev

@@ -14,29 +14,14 @@ from plgraph.parser.tables import LossWeights
 
 
 @pytest.fixture(scope="module")
-def setting(sample_graphs):
+def setting(parser_base):
     """Quick-mode coarse models, the train split's labels, rules and spine inventory, a
     pass-2 model trained briefly on short train sentences, and short train and dev
     sentences pruned by it and prepared for pass 3."""
-    from plgraph.data import SAMPLE_SPLITS
     from plgraph.encoding import encode_graph, encode_tokens
-    from plgraph.parser.labels import LabelVocab
-    from plgraph.pruners.pipeline import notebook_models
-    from plgraph.rules.usage import count_rules
 
-    def part(name):
-        lo, hi = SAMPLE_SPLITS[name]
-        return [g for g in sample_graphs if lo <= int(g.id[4:8]) <= hi]
-
-    train, dev = part("train"), part("dev")
-    pr = notebook_models(quick=True)
-    vocab = LabelVocab.from_graphs(train)
-
-    class _S:
-        def __init__(self, g):
-            self.id, self.graph = g.id, g
-
-    rules = count_rules([_S(g) for g in train]).pruned(1)
+    base = parser_base
+    train, dev, pr, vocab, rules = base["train"], base["dev"], base["pr"], base["vocab"], base["rules"]
     inv = P3.SpineInventory(pr.spine.labels.items, vocab)
     short_train = [g for g in train if 4 <= len(g) <= 10][:30]
     short_dev = [g for g in dev if 4 <= len(g) <= 10][:10]
@@ -293,3 +278,65 @@ def test_relaxed_preparation_keeps_every_buildable_label(setting):
         assert len(labels(r)) == int(np.isfinite(setting["p2"][lo + i].lab_mm).sum())
         assert (np.diff(r.sp_off)[:-1] <= P3.RELAXED_SPINES).all()
     assert grew > 0
+
+
+def test_trace_bias_moves_the_decision_and_the_decode_still_adds_up(setting):
+    """``trace_bias`` is added to every trace edge's score in plain decodes: the chart's
+    score is still w.phi plus the bias of the predicted trace edges (no mismatch); in
+    exhaustive search the number of trace edges never falls as the bias rises, a bias of
+    -1000 leaves none and +1000 gives at least as many as 0; loss-augmented (training)
+    decodes ignore it."""
+    from dataclasses import replace
+
+    cfg, vocab, inv, tokens, rules = setting["cfg"], setting["vocab"], setting["inv"], setting["tokens"], setting["rules"]
+    w = np.random.default_rng(11).normal(scale=0.3, size=P3.Pass3Model(vocab, inv, cfg).n_weights)
+    args = plain_read_args(w)
+    counts = {}
+    for s in setting["s3"]:
+        if s.n > 5:
+            continue
+        row = []
+        for bias in (-1000.0, -0.5, 0.0, 0.5, 1000.0):
+            m = P3.Pass3Model(vocab, inv, replace(cfg, trace_bias=bias))
+            d = m.decode(s, tokens, args, rules, beam=0, cube=0)
+            assert not d.mismatch, (s.id, bias)
+            if not d.result.parsed:
+                break
+            traces = sum(1 for (_c, _p, kind) in d.result.edges if kind == "T")
+            plain = m.score_of(s, tokens, args, [(c, p, lab) for (c, p, _k), lab in d.result.edges.items()], d.spines)
+            assert d.result.score == pytest.approx(plain + bias * traces, rel=1e-9, abs=1e-9)
+            row.append(traces)
+            if s.gold is not None:
+                a = m.decode(s, tokens, args, rules, augment=True, beam=0, cube=0)
+                b = P3.Pass3Model(vocab, inv, replace(cfg, trace_bias=0.0)).decode(s, tokens, args, rules,
+                                                                                    augment=True, beam=0, cube=0)
+                assert a.result.score == b.result.score and not a.mismatch
+        else:
+            assert row == sorted(row) and row[0] == 0, (s.id, row)
+            counts[s.id] = row
+    assert len(counts) >= 5 and any(r[-1] > r[0] for r in counts.values())
+
+
+def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
+    """The tuned bias is the grid's best unlabelled trace F1 (nearest 0 on ties), and
+    each curve row is evaluate_pass3's at that bias."""
+    from dataclasses import replace
+
+    from plgraph.parser.cascade import Prepared3, evaluate_pass3, tune_trace_bias
+
+    cfg, vocab, inv, tokens, rules = setting["cfg"], setting["vocab"], setting["inv"], setting["tokens"], setting["rules"]
+    model = P3.Pass3Model(vocab, inv, cfg)
+    w = np.random.default_rng(3).normal(scale=0.3, size=model.n_weights)
+    args = plain_read_args(w)
+    corpus = Prepared3(setting["s3"], tokens)
+    grid = (0.0, -0.5, 0.5)
+    bias, curve = tune_trace_bias(model, args, corpus, rules, grid=grid, threads=1)
+    assert [r["trace_bias"] for r in curve] == list(grid)
+    for r in curve:
+        want = evaluate_pass3(P3.Pass3Model(vocab, inv, replace(cfg, trace_bias=r["trace_bias"])), args, corpus,
+                              rules, threads=1)
+        assert (r["trace_p"], r["trace_r"], r["uas"]) == (want["trace_p"], want["trace_r"], want["uas"])
+        p, rec = want["trace_p"], want["trace_r"]
+        assert r["trace_f"] == pytest.approx(2 * p * rec / (p + rec) if p + rec else 0.0, abs=0.006)
+    top = max(r["trace_f"] for r in curve)
+    assert bias == min((r["trace_bias"] for r in curve if r["trace_f"] == top), key=abs)

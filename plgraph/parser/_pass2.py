@@ -27,6 +27,19 @@ NEG = -np.inf
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
+def augmented(plain, gold_lab, lab, augment, extra, wrong):
+    """A labelled edge's score in the chart: ``plain`` plus, when ``augment``, the
+    Hamming loss it would cost against the pair's gold label ``gold_lab`` of its kind
+    (-1: none) -- ``extra`` for an edge gold lacks, ``wrong`` for another label."""
+    if augment:
+        if gold_lab < 0:
+            return plain + extra
+        if lab != gold_lab:
+            return plain + wrong
+    return plain
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
 def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s, gold_t, augment, extra, wrong,
                  mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best, t_lab, s_plain, t_plain):
     """Best structural and best trace label of every listed pair ``(pc[k], pp[k])``.
@@ -53,12 +66,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
             lab = cand_lab[j]
             kind = cand_kind[j]
             plain = score(keys, nk, lab, mask, w, q, u, nn, eta, C, reg)
-            sc = plain
-            if augment:
-                if gold[kind] < 0:
-                    sc += extra
-                elif lab != gold[kind]:
-                    sc += wrong
+            sc = augmented(plain, gold[kind], lab, augment, extra, wrong)
             if sc > best[kind]:
                 best[kind] = sc
                 lab_of[kind] = lab

@@ -27,6 +27,7 @@ from numba import njit
 from .. import _numba_cache
 from ..config import NUMBA_CACHE
 from ..learn._kernels import combine, wpeek
+from ._pass2 import augmented
 from ..pruners import _kernels as PK
 from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, _atom, dist_bin, pair_keys, windex, word_keys
 
@@ -117,12 +118,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
                     plain = arc[j - lo]
                     for t in range(N_JOINT):
                         plain += wpeek(w, q, u, nn, eta, C, reg, windex(jk[t], lab, mask))
-                    sc_ = plain
-                    if augment:
-                        if gold[kind] < 0:
-                            sc_ += extra
-                        elif lab != gold[kind]:
-                            sc_ += wrong
+                    sc_ = augmented(plain, gold[kind], lab, augment, extra, wrong)
                     if sc_ > best[kind]:
                         best[kind] = sc_
                         lab_of[kind] = lab

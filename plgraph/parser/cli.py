@@ -54,6 +54,20 @@ def yes_no(text: str) -> bool:
     return value
 
 
+#: what ``--trace-bias3`` takes besides a number: tune it on dev after training
+TUNE = "tune"
+
+
+def float_or_tune(text: str):
+    """argparse type: a number, or ``tune`` (the field is tuned on dev: None)."""
+    if text.lower() == TUNE:
+        return TUNE
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or {TUNE!r}, got {text!r}") from None
+
+
 def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what: str) -> None:
     """One option ``--<field><suffix>`` (underscores as dashes) per field of the dataclass
     ``config_cls``, typed by its default; left out = the default, or the checkpoint's with
@@ -66,6 +80,9 @@ def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what
             kw.update(type=yes_no, metavar="BOOL")
         elif isinstance(default, int):
             kw["type"] = non_negative_int if f.name in _ZERO_OK else positive_int
+        elif f.name == "trace_bias":                            # a number, or tuned on dev
+            kw.update(type=float_or_tune, help=f"{what}: {f.name}, a number or {TUNE!r} (tuned on dev for the best "
+                                               f"trace F1; default {default})")
         elif isinstance(default, float) or default is None:     # None: tuned unless given (pass 3's ratios)
             kw["type"] = float
         elif f.name == "reg":
@@ -75,8 +92,9 @@ def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what
 
 def given_config(args, config_cls, suffix: str) -> dict:
     """The fields of ``config_cls`` given on the command line (only those)."""
-    return {f.name: getattr(args, f"{f.name}{suffix}") for f in fields(config_cls)
-            if getattr(args, f"{f.name}{suffix}", None) is not None}
+    given = {f.name: getattr(args, f"{f.name}{suffix}") for f in fields(config_cls)
+             if getattr(args, f"{f.name}{suffix}", None) is not None}
+    return {k: (None if v == TUNE else v) for k, v in given.items()}
 
 
 def _pass_config(args, name: str, config_cls, resume: bool):
@@ -373,7 +391,30 @@ def _train_pass3(args, folder, pr, vocab, rules, config2, res2, config, train_c,
                      P3.batch_gradient, evaluate_pass3, resume=args.resume, threads=args.threads, progress=progress,
                      log=print)
     print(_summary(res))
+    if config.trace_bias is None:
+        _tune_trace_bias(args, folder, P3.Pass3Model(vocab, inventory, config), res, dev3, rules)
     return res
+
+
+def _tune_trace_bias(args, folder, model3, res, dev3, rules) -> None:
+    """Tune pass 3's ``trace_bias`` on dev (:func:`plgraph.parser.cascade.tune_trace_bias`)
+    and record it in ``parser.json`` -- unless pass 3 was not trained in this run and a
+    tuned value is stored already."""
+    import numpy as np
+
+    from ..learn.learners import plain_read_args
+    from .cascade import tune_trace_bias
+
+    stored = folder.header["passes"]["pass3"]["config"].get("trace_bias")
+    if res.first_epoch > res.epochs and stored is not None:
+        return
+    bias, curve = tune_trace_bias(model3, plain_read_args(res.weights.astype(np.float64)), dev3, rules,
+                                  threads=args.threads)
+    folder.set_tuned_option("pass3", "trace_bias", bias, curve)
+    best = next(r for r in curve if r["trace_bias"] == bias)
+    print(f"pass 3 trace bias tuned on dev (best unlabelled trace F1): {bias:g} -> traces P {best['trace_p']} "
+          f"R {best['trace_r']} F {best['trace_f']}; UAS {best['uas']} LAS {best['las']} "
+          f"(at 0: traces P {curve[0]['trace_p']} R {curve[0]['trace_r']} F {curve[0]['trace_f']})")
 
 
 def _summary(res) -> str:
@@ -471,6 +512,21 @@ def _pass1_and_3_stats(args, model, pass2, read2, graphs, corpus, doc: dict, pro
               f"{d['trace_r']}; {d['search_errors']} search errors ({d['search_errors_gold_reachable']} with gold "
               f"reachable), {d['failed']} failed, {d['not_derivable']} not derivable, {d['mismatches']} mismatches; "
               f"{d['sentences_per_second']} sentences/s")
+        if key == "pass3" and getattr(args, "trace_bias_curve", False):
+            _trace_bias_curve(args, pass3, read3, c3, model.rules, doc)
+
+
+def _trace_bias_curve(args, pass3, read3, c3, rules, doc: dict) -> None:
+    """Add to ``doc`` and print pass 3's trace P/R at each trace threshold of the tuning
+    grid (:func:`plgraph.parser.cascade.tune_trace_bias`)."""
+    from .cascade import tune_trace_bias
+
+    bias, curve = tune_trace_bias(pass3, read3, c3, rules, threads=args.threads)
+    doc["pass3_trace_bias_curve"] = {"best_trace_f": bias, "rows": curve}
+    print("pass 3 trace threshold: bias  trace P  trace R  trace F  UAS  LAS"
+          + f"  (best F at {bias:g}; the model's own: {pass3.config.trace_bias or 0.0:g})")
+    print("\n".join(f"  {r['trace_bias']:5.2f}  {r['trace_p']:6.2f}  {r['trace_r']:6.2f}  {r['trace_f']:6.2f}  "
+                    f"{r['uas']:5.2f}  {r['las']:5.2f}" for r in curve))
 
 
 def _stats_table(doc) -> str:
@@ -526,5 +582,7 @@ def register(sub) -> None:
     s.add_argument("--ptb", metavar="DIR")
     s.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     s.add_argument("--threads", type=positive_int, default=2, metavar="N", help="decoding threads (default 2)")
+    s.add_argument("--trace-bias-curve", action="store_true",
+                   help="also decode with each trace threshold of the tuning grid (pass 3's trace P/R curve)")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     s.set_defaults(func=_stats)

@@ -206,6 +206,17 @@ class ParserFolder:
         write_curves(self.path, curves)
         write_log(self.path, curves)
 
+    def set_tuned_option(self, name: str, key: str, value, curve: list | None = None) -> None:
+        """Record a decoding option tuned on dev after pass ``name`` was trained (pass 3's
+        ``trace_bias``) in its stored config, with the ``curve`` it was read off
+        (``tuned_curves[key]`` of the pass's entry), and rewrite ``parser.json``.  The
+        checkpoint keeps the untuned value, so a resumed run trains the same pass."""
+        entry = self._pass_entry(name)
+        entry["config"][key] = value
+        if curve is not None:
+            entry.setdefault("tuned_curves", {})[key] = curve
+        self.write_header()
+
     def _drop_passes_after(self, name: str) -> list[str]:
         """A pass trained further invalidates the passes trained after it (they were
         pruned by its older weights): forget them and delete their weights and

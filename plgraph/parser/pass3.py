@@ -45,10 +45,10 @@ from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS
 from ..rules.tables import RuleTables
 from ..spine import parse_spine
 from . import _pass3 as K
-from .chart import ChartResult, parse_chart
+from .chart import parse_chart
 from .gold import gold_item_ids
 from .labels import LabelVocab, sibling_table
-from .pass2 import Pass2Model, Pass2Sentence, collect_gradient, gold_edges, gold_graph, hamming_loss
+from .pass2 import Decoded, Pass2Model, Pass2Sentence, collect_gradient, gold_edges, gold_graph, hamming_loss
 from .tables import ChartTables, Gold, LossWeights
 
 NEG = -np.inf
@@ -67,7 +67,11 @@ class Pass3Config:
     word, the classifier's most probable first (0: all above its threshold).  The cap
     is plgraph's, not the seed's: at the classifier's tuned threshold the sample's
     models keep 57 spines a word (98.8% gold recall) -- too many for the chart; 3 keep
-    92.7% of gold spines (dev, ``bench/RESULTS.md``)."""
+    92.7% of gold spines (dev, ``bench/RESULTS.md``).  ``trace_bias``: added to every
+    trace edge's score in plain (not loss-augmented) decodes, a decision threshold
+    between trace precision and recall; None = tuned on dev after training
+    (:func:`plgraph.parser.cascade.tune_trace_bias`, best unlabelled trace F1).  It is
+    plgraph's, not the seed's (which has none); 0 decodes as the reference does."""
 
     bits: int = 22
     beam: int = 100
@@ -82,6 +86,7 @@ class Pass3Config:
     coarse_recall: float = 0.99
     spine_top_check: bool = True
     max_spines: int = 3
+    trace_bias: float | None = 0.0
 
 
 #: spine options a word gets when a sentence is prepared again after pass 3 found no parse
@@ -345,21 +350,13 @@ def prepare(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, invent
 
 # -- the model ---------------------------------------------------------------------------------------
 @dataclass
-class Decoded3:
-    """One pass-3 decode (as :class:`~plgraph.parser.pass2.Decoded`) with the chosen
-    spine identity of every word (``spines``, inventory ids; -1 when nothing parsed)."""
+class Decoded3(Decoded):
+    """One pass-3 decode (a :class:`~plgraph.parser.pass2.Decoded`) with the chosen
+    spine identity of every word (``spines``, inventory ids; -1 when nothing parsed).
+    Under a ``trace_bias`` (plain decodes only) ``model_score`` and ``gold_score``
+    include the bias of their trace edges, as the chart's score does."""
 
-    result: ChartResult
-    spines: np.ndarray
-    model_score: float
-    loss: float
-    gold_score: float | None
-    mismatch: bool
-
-    @property
-    def search_error(self) -> bool:
-        return (self.gold_score is not None and self.result.parsed
-                and self.gold_score > self.model_score + self.loss + 1e-6)
+    spines: np.ndarray = None
 
 
 class Pass3Model:
@@ -392,6 +389,8 @@ class Pass3Model:
             for w in range(sent.n):
                 wrong = np.arange(sent.nsp[w]) != sent.gold.spine[w]
                 sp_score[sp_off[w]:sp_off[w + 1]] += weights.spine * wrong
+        elif self.config.trace_bias:
+            t_best[np.isfinite(t_best)] += self.config.trace_bias
         N = sent.N
         pair_off = np.full((N, N), -1, np.int64)
         pair_off[sent.pc, sent.pp] = sent.blk_off[:-1]
@@ -441,8 +440,13 @@ class Pass3Model:
         gold_score = None
         if sent.gold is not None and (sent.gold_spine_id >= 0).all():
             gold_score = self.score_of(sent, tokens, read_args, gold_edges(sent.gold), sent.gold_spine_id)
+        bias = 0.0 if augment else float(self.config.trace_bias or 0.0)
+        if res.parsed and bias:            # the decision threshold's part of the chart's score
+            model += bias * sum(1 for (_c, _p, kind) in res.edges if kind == "T")
+        if gold_score is not None and bias:
+            gold_score += bias * int((sent.gold.t >= 0).sum())
         mismatch = res.parsed and abs(res.score - (model + loss)) > 1e-6 * max(1.0, abs(res.score))
-        return Decoded3(res, spines, model, loss, gold_score, bool(mismatch))
+        return Decoded3(res, model, loss, gold_score, bool(mismatch), spines)
 
 
 def _decode_for_gradient(model: Pass3Model, sent, tokens, read_args, rules, weights):
