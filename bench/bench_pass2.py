@@ -1,11 +1,13 @@
 """Benchmark: training and decoding pass 2 (issue "The trained graph parser").
 
 Trains pass 2 on the sample's train split (sentences of at most ``--max-words`` words) with
-the released defaults for ``--epochs`` epochs, once per thread count (the process pinned to
-that many cores; the model is the same for every count), and prints per run the epoch
-time, the dev scores, dev decoding speed, the arithmetic checks and the peak RSS.
+the released defaults for ``--epochs`` epochs, once per label back-off and thread count (the
+process pinned to that many cores; the model is the same for every count), and prints per
+run the epoch time, the dev scores, dev decoding speed, the arithmetic checks and the peak
+RSS.
 
     python bench/bench_pass2.py [--pruners DIR] [--epochs 1] [--threads 1,2] [--max-words 40]
+                                [--backoff kind,none,kind+cats,kind+nodes]
 
 Without ``--pruners`` the notebooks' cached full coarse models are used (trained first if
 missing, ~7 minutes on 2 cores).
@@ -26,6 +28,7 @@ def main() -> int:
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts")
     ap.add_argument("--max-words", type=int, default=40)
+    ap.add_argument("--backoff", default="kind", help="comma-separated label back-offs (Pass2Config.backoff)")
     args = ap.parse_args()
 
     import plgraph
@@ -44,17 +47,19 @@ def main() -> int:
     prep = time.perf_counter() - start
     print(f"prepared {len(train.sents)} train and {len(dev.sents)} dev sentences in {prep:.1f} s")
     rows = []
-    for threads in [int(t) for t in args.threads.split(",")]:
-        pin_cores(threads)
-        _, _, history = train_pass2(train, dev, vocab, rules, Pass2Config(epochs=args.epochs), threads=threads)
-        for rec in history:
-            rows.append((threads, rec))
+    for backoff in args.backoff.split(","):
+        for threads in [int(t) for t in args.threads.split(",")]:
+            pin_cores(threads)
+            _, _, history = train_pass2(train, dev, vocab, rules, Pass2Config(epochs=args.epochs, backoff=backoff),
+                                        threads=threads)
+            for rec in history:
+                rows.append((backoff, threads, rec))
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\n{'threads':>7} {'epoch':>5} {'train s':>8} {'dev UAS':>8} {'dev LAS':>8} {'trace P':>8} {'trace R':>8} "
-          f"{'dev sent/s':>10} {'search err':>10} {'mismatch':>8}")
-    for threads, r in rows:
-        print(f"{threads:>7} {r['epoch']:>5} {r['seconds']:>8.1f} {r['dev_uas']:>8.2f} {r['dev_las']:>8.2f} "
-              f"{r['dev_trace_p']:>8.2f} {r['dev_trace_r']:>8.2f} {r['dev_sentences_per_second']:>10.1f} "
+    print(f"\n{'backoff':>10} {'threads':>7} {'epoch':>5} {'train s':>8} {'dev UAS':>8} {'dev LAS':>8} {'trace P':>8} "
+          f"{'trace R':>8} {'dev sent/s':>10} {'search err':>10} {'mismatch':>8}")
+    for backoff, threads, r in rows:
+        print(f"{backoff:>10} {threads:>7} {r['epoch']:>5} {r['seconds']:>8.1f} {r['dev_uas']:>8.2f} "
+              f"{r['dev_las']:>8.2f} {r['dev_trace_p']:>8.2f} {r['dev_trace_r']:>8.2f} {r['dev_sentences_per_second']:>10.1f} "
               f"{r['search_errors']:>10} {r['mismatches']:>8}")
     print(f"\npeak RSS {rss:.0f} MB (preparation, training and decoding in one process)")
     return 0

@@ -1373,11 +1373,24 @@ class NaiveGraphParser:
 
 
 # -- pass 2's score tables --------------------------------------------------------------
-def pass2_label_tables(s, tokens, w, mask, augment, weights):
+def backed_arc_score(keys, nk, lab, w, mask, back):
+    """The weights of keys ``keys[:nk]`` x label ``lab`` plus x each of its back-off
+    classes ``back[lab]`` (hashed as ``BACKOFF_BASE + class``), summed in plain Python."""
+    from plgraph.parser._pass2 import BACKOFF_BASE
+    from plgraph.pruners._kernels import windex
+
+    total = sum(w[windex(keys[i], lab, mask)] for i in range(nk))
+    for cl in back[lab]:
+        total += sum(w[windex(keys[i], BACKOFF_BASE + int(cl), mask)] for i in range(nk))
+    return total
+
+
+def pass2_label_tables(s, tokens, w, mask, augment, weights, back):
     """Twin of ``plgraph.parser._pass2.label_tables``: per pair of the prepared sentence
     ``s``, {kind: (best score, label)}, summing the weights of the pair's feature keys
-    for every candidate label in plain Python (loss-augmented with ``augment``)."""
-    from plgraph.pruners._kernels import MAX_PAIR_KEYS, pair_keys, windex
+    x label and x the label's back-off classes ``back`` for every candidate label in
+    plain Python (loss-augmented with ``augment``)."""
+    from plgraph.pruners._kernels import MAX_PAIR_KEYS, pair_keys
 
     out = []
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
@@ -1386,7 +1399,7 @@ def pass2_label_tables(s, tokens, w, mask, augment, weights):
         best = {0: (-np.inf, -1), 1: (-np.inf, -1)}
         for j in range(s.cand_off[k], s.cand_off[k + 1]):
             lab, kind = int(s.cand_lab[j]), int(s.cand_kind[j])
-            sc = sum(w[windex(keys[i], lab, mask)] for i in range(nk))
+            sc = backed_arc_score(keys, nk, lab, w, mask, back)
             if augment:
                 g = int((s.gold_s if kind == 0 else s.gold_t)[k])
                 sc += weights.extra if g < 0 else (0.0 if g == lab else weights.wrong_label)
@@ -1446,11 +1459,12 @@ def spine_label_fits(label, child_spine, parent_spine):
     return child_ok and any(nm == label.parent and nl == label.parent_null for nm, nl, _ in nodes(parent_spine))
 
 
-def pass3_scores(s, tokens, w, mask, vocab, identities):
+def pass3_scores(s, tokens, w, mask, vocab, identities, back):
     """Dense per-label scores of a prepared pass-3 sentence ``s`` in plain Python:
     ``(S, T, spine_score)`` of shapes (N, N, K, K, L) and (N, K) for
     :class:`NaiveGraphParser` (-inf: not allowed), summing the weights of the arc keys
-    x label, the joint keys x label and the spine keys x spine for every candidate."""
+    x label and x its back-off classes ``back``, the joint keys x label and the spine
+    keys x spine for every candidate."""
     from plgraph.parser._pass3 import SPINE_SALT, joint_keys
     from plgraph.pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, pair_keys, windex, word_keys
 
@@ -1464,7 +1478,7 @@ def pass3_scores(s, tokens, w, mask, vocab, identities):
     for k in range(s.pc.shape[0]):
         c, p = int(s.pc[k]), int(s.pp[k])
         nk = pair_keys(tokens.wh, tokens.th, s.base, s.n, c, p, False, keys)
-        arc = {int(lab): sum(w[windex(keys[i], int(lab), mask)] for i in range(nk))
+        arc = {int(lab): backed_arc_score(keys, nk, int(lab), w, mask, back)
                for lab in s.cand_lab[s.cand_off[k]:s.cand_off[k + 1]]}
         for i in range(s.nsp[c]):
             for j in range(s.nsp[p]):

@@ -135,6 +135,27 @@ def test_resume_with_a_changed_option_is_refused_and_names_it(runs, capsys):
     assert (part / "parser.json").read_bytes() == before
 
 
+def test_a_folder_from_before_the_label_backoff_decodes_without_one(runs, tmp_path):
+    """``parser.json`` written before ``backoff`` existed (no such config field) was
+    trained without back-off: both passes load as ``"none"``."""
+    from plgraph.parser.model import ParserFolder, ParserModel
+    from plgraph.parser.pass2 import Pass2Config, Pass2Model
+    from plgraph.parser.pass3 import Pass3Config
+
+    old = tmp_path / "old"
+    shutil.copytree(runs["full"], old)
+    folder = ParserFolder.open(old)
+    for entry in folder.header["passes"].values():
+        assert entry["config"].pop("backoff") == "kind"
+    folder.write_header()
+    m = ParserModel.load(old, pruners=False)
+    model, read_args = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
+    assert model.config.backoff == "none" and model.back.shape == (len(m.vocab), 0)
+    assert m.folder.pass_config("pass3", Pass3Config).backoff == "none"
+    assert ParserModel.load(runs["full"], pruners=False).folder.pass_config("pass3", Pass3Config).backoff == \
+        "kind"
+
+
 def test_damaged_files_are_model_file_errors_naming_the_file(runs, tmp_path, capsys):
     from plgraph.errors import ModelFileError
     from plgraph.parser.model import ParserModel

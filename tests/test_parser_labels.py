@@ -9,7 +9,7 @@ import pytest
 
 from plgraph.errors import InputError
 from plgraph.graph import Graph
-from plgraph.parser.labels import ROOT_TAG, Label, LabelVocab, graph_labels, sibling_table
+from plgraph.parser.labels import ROOT_TAG, Label, LabelVocab, bare_category, graph_labels, sibling_table
 
 
 def test_sibling_is_the_non_null_node_below_the_attachment_level():
@@ -141,3 +141,50 @@ def test_vocabulary_and_either_candidates_on_the_sample(split_graphs, tmp_path):
     (tmp_path / "cut.json").write_text((tmp_path / "labels.json").read_text()[:100])
     with pytest.raises(InputError, match=r"cut\.json.*damaged"):
         LabelVocab.load(tmp_path / "cut.json")
+
+
+def _vocab(labels):
+    return LabelVocab(labels, np.ones(len(labels), np.int64), {}, {})
+
+
+def test_backoff_classes_group_labels_by_their_fields():
+    """Two labels share a tier's class iff they agree on that tier's fields (kind; kind,
+    trace type, child and parent names); classes of different tiers never share an id."""
+    labels = [Label(0, "_", "NP-SBJ_0", False, "S_0", False, "VP_0"),
+              Label(0, "_", "NP-SBJ_0", False, "S_0", False, "_"),        # another sibling
+              Label(0, "_", "NP-SBJ_0", True, "S_0", False, "_"),         # null child
+              Label(0, "_", "NP_0", False, "VP_0", False, "_"),
+              Label(1, "*T*", "WHNP_0", False, "NP_0", True, ""),
+              Label(1, "*", "_", False, "NP-SBJ_0", True, ""),
+              Label(1, "*T*", "WHNP_0", True, "NP_0", False, "")]        # nulls swapped
+    v = _vocab(labels)
+    assert v.backoff_classes("none").shape == (7, 0)
+    kind = v.backoff_classes("kind")[:, 0]
+    assert kind.tolist() == [0, 0, 0, 0, 1, 1, 1]
+    both = v.backoff_classes("kind+nodes")
+    assert both[:, 0].tolist() == kind.tolist()
+    nodes = both[:, 1]
+    fields = [(lab.kind, lab.trace, lab.child, lab.parent) for lab in labels]
+    for i in range(7):
+        for j in range(7):
+            assert (nodes[i] == nodes[j]) == (fields[i] == fields[j])
+    assert not set(nodes.tolist()) & set(kind.tolist())
+    assert len(set(nodes.tolist())) == 4
+    np.testing.assert_array_equal(v.backoff_classes("nodes")[:, 0], nodes - 2)
+    cats = v.backoff_classes("kind+cats+nodes")
+    np.testing.assert_array_equal(cats[:, 0], kind)
+    # NP-SBJ_0 -> S_0 and NP_0 -> VP_0 stay apart (S vs VP); the two *T* WHNP -> NP share
+    assert cats[:, 1].tolist() == [2, 2, 2, 3, 4, 5, 4]
+    assert cats[:, 2].min() == 6 and len(set(cats[:, 2].tolist())) == 4
+
+
+@pytest.mark.parametrize("node,bare", [("NP-SBJ_0", "NP"), ("S-TPC-1_2", "S"), ("PP-LOC=2_0", "PP"),
+                                       ("-NONE-_0", "-NONE-"), ("_", "_"), ("ROOT_0", "ROOT"), ("VP_1", "VP")])
+def test_bare_category_drops_function_tags_indices_and_level(node, bare):
+    assert bare_category(node) == bare
+
+
+@pytest.mark.parametrize("spec", ["", "label", "kind+kind", "kind,nodes", "none+kind"])
+def test_an_unknown_backoff_is_an_error_naming_it(spec):
+    with pytest.raises(ValueError, match=re.escape(repr(spec))):
+        _vocab([Label(0, "_", "NP_0", False, "S_0", False, "_")]).backoff_classes(spec)

@@ -69,14 +69,15 @@ def test_candidates_follow_pass_1_the_trace_classifier_and_either(setting):
             assert lab in s.cand_lab[s.cand_off[k]:s.cand_off[k + 1]].tolist()
 
 
-@pytest.mark.parametrize("augment", [False, True])
-def test_score_tables_equal_plain_python(setting, augment):
-    model = Pass2Model(setting["vocab"], Pass2Config(bits=16))
+@pytest.mark.parametrize("augment,backoff", [(False, "kind+nodes"), (True, "kind+nodes"), (True, "none"),
+                                             (False, "nodes")])
+def test_score_tables_equal_plain_python(setting, augment, backoff):
+    model = Pass2Model(setting["vocab"], Pass2Config(bits=16, backoff=backoff))
     w = np.random.default_rng(3).normal(size=model.n_weights)
     weights = LossWeights()
     for s in setting["sents"][:6]:
         tables, s_plain, t_plain = model.tables(s, setting["tokens"], plain_read_args(w), augment, weights)
-        want = naive.pass2_label_tables(s, setting["tokens"], w, model.mask, augment, weights)
+        want = naive.pass2_label_tables(s, setting["tokens"], w, model.mask, augment, weights, model.back)
         for k, best in enumerate(want):
             off = tables.pair_off[s.pc[k], s.pp[k]]
             assert tables.s_lab[off] == best[0][1] and tables.t_lab[off] == best[1][1]

@@ -131,7 +131,8 @@ def test_exhaustive_decode_equals_brute_force(setting, augment):
         if s.gold is None or s.n > 4 or np.prod(s.nsp) > 32:
             continue
         d = model.decode(s, tokens, args, rules, augment=augment, beam=0, cube=0)
-        S, T, sp = naive.pass3_scores(s, tokens, w, model.mask, setting["vocab"], setting["inv"].identities)
+        S, T, sp = naive.pass3_scores(s, tokens, w, model.mask, setting["vocab"], setting["inv"].identities,
+                                        model.back)
         gold = (s.gold.s, s.gold.t, list(s.gold.spine)) if augment else None
         want = naive.NaiveGraphParser(s.n, rules).solve(S, T, sp, s.nsp, gold)
         assert d.result.score == pytest.approx(want.best, rel=1e-9, abs=1e-9), s.id
@@ -293,7 +294,7 @@ def test_trace_bias_moves_the_decision_and_the_decode_still_adds_up(setting):
     args = plain_read_args(w)
     counts = {}
     for s in setting["s3"]:
-        if s.n > 5:
+        if s.n > 6:
             continue
         row = []
         for bias in (-1000.0, -0.5, 0.0, 0.5, 1000.0):
@@ -340,3 +341,49 @@ def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
         assert r["trace_f"] == pytest.approx(2 * p * rec / (p + rec) if p + rec else 0.0, abs=0.006)
     top = max(r["trace_f"] for r in curve)
     assert bias == min((r["trace_bias"] for r in curve if r["trace_f"] == top), key=abs)
+
+
+def test_attachment_node_las_counts_the_parent_node_only(setting):
+    """``evaluate_pass3`` on outputs that are the gold graph with every structural label
+    swapped for another one of the same parent node (another sibling or child node):
+    UAS and the attachment-node LAS are 100, the whole-label LAS counts only the words
+    left without such a swap; spines and traces as gold."""
+    from types import SimpleNamespace
+
+    from plgraph.parser.cascade import Prepared3, evaluate_pass3
+
+    vocab, inv = setting["vocab"], setting["inv"]
+    same_parent = {}
+    for i, lab in enumerate(vocab.labels):
+        if lab.kind == 0:
+            same_parent.setdefault(lab.parent, []).append(i)
+    sents = [s for s in setting["s3"] if s.gold is not None]
+    outputs, words, kept_label = {}, 0, 0
+    for s in sents:
+        edges = {}
+        for c, p, lab in P2.gold_edges(s.gold):
+            kind = "S" if s.gold.s[c, p] == lab else "T"
+            if kind == "S":
+                words += 1
+                other = [x for x in same_parent[vocab.labels[lab].parent] if x != lab]
+                kept_label += not other
+                lab = other[0] if other else lab
+            edges[(c, p, kind)] = lab
+        outputs[s.id] = SimpleNamespace(result=SimpleNamespace(parsed=True, kept=np.zeros((s.N, s.N)), edges=edges),
+                                        spines=s.gold_spine_id.copy(), search_error=False)
+
+    class Replay:
+        """Decodes into the prepared outputs."""
+        vocab = setting["vocab"]
+
+        def decode(self, s, *_args, **_kw):
+            return outputs[s.id]
+
+    assert words == sum(s.n for s in sents)          # every word has one gold structural edge
+    r = evaluate_pass3(Replay(), None, Prepared3(sents, setting["tokens"]), threads=1)
+    assert r["uas"] == 100.0 and r["las_node"] == 100.0
+    assert r["las"] == round(100.0 * kept_label / words, 2) < 100.0
+    assert any((s.gold.t >= 0).any() for s in sents)
+    assert r["trace_p"] == r["trace_r"] == r["trace_labelled_p"] == 100.0
+    known = sum(int((s.gold_spine_id >= 0).sum()) for s in sents)      # a spine unseen in train is never right
+    assert r["spine_acc"] == round(100.0 * known / words, 2)

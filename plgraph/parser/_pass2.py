@@ -9,6 +9,11 @@ key conjoined with the whole label, the reference's "structure id"
 :func:`plgraph.learn._kernels.wpeek` (AdaGrad's lazy catch-up, not written back), and the
 kernels release the GIL, so the sentences of a batch decode in parallel threads.
 
+Each key is also conjoined with the label's back-off classes (``back[l, :]``, from
+:meth:`plgraph.parser.labels.LabelVocab.backoff_classes`; plgraph's addition, see there),
+hashed as the "label" ``BACKOFF_BASE + class``; a class's score is computed once per pair
+(:func:`labelled_score`).
+
 The reference splits the score into parent, child and pair caches (``getArcScorePSG``);
 here every key is read per label, which is the same sum.
 """
@@ -24,6 +29,33 @@ from ..learn._kernels import wpeek
 from ..pruners._kernels import MAX_PAIR_KEYS, pair_keys, score, windex
 
 NEG = -np.inf
+#: back-off class c is hashed as the label ``BACKOFF_BASE + c`` (above every label id)
+BACKOFF_BASE = 1 << 40
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def labelled_score(keys, nk, lab, back, cls_score, cls_stamp, stamp, mask, w, q, u, nn, eta, C, reg):
+    """The score of keys ``keys[:nk]`` x label ``lab`` plus x each of its back-off classes
+    ``back[lab, :]``; a class's score is cached in ``cls_score`` while ``cls_stamp[c]``
+    equals ``stamp`` (one stamp per pair)."""
+    s = score(keys, nk, lab, mask, w, q, u, nn, eta, C, reg)
+    for b in range(back.shape[1]):
+        c = back[lab, b]
+        if cls_stamp[c] != stamp:
+            cls_stamp[c] = stamp
+            cls_score[c] = score(keys, nk, BACKOFF_BASE + c, mask, w, q, u, nn, eta, C, reg)
+        s += cls_score[c]
+    return s
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def class_cache(back):
+    """Empty (scores, stamps) caches for :func:`labelled_score` over ``back``'s classes."""
+    m = 0
+    for i in range(back.shape[0]):
+        for b in range(back.shape[1]):
+            m = max(m, back[i, b] + 1)
+    return np.zeros(m), np.full(m, -1, np.int64)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -41,7 +73,7 @@ def augmented(plain, gold_lab, lab, augment, extra, wrong):
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s, gold_t, augment, extra, wrong,
-                 mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best, t_lab, s_plain, t_plain):
+                 back, mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best, t_lab, s_plain, t_plain):
     """Best structural and best trace label of every listed pair ``(pc[k], pp[k])``.
 
     Candidates of pair k: ``cand_lab[cand_off[k]:cand_off[k+1]]`` of kinds ``cand_kind``
@@ -49,8 +81,10 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
     (``gold_s[k]`` / ``gold_t[k]``: the gold label of that kind, -1 none): 0 for the gold
     label, ``wrong`` for another label of a gold (pair, kind), ``extra`` otherwise.
     Writes ``s_best[k], s_lab[k], t_best[k], t_lab[k]`` (-inf / -1: no candidate of that
-    kind) and the chosen labels' plain (not augmented) scores ``s_plain`` / ``t_plain``."""
+    kind) and the chosen labels' plain (not augmented) scores ``s_plain`` / ``t_plain``.
+    ``back``: the labels' back-off classes (:func:`labelled_score`)."""
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
+    cls_score, cls_stamp = class_cache(back)
     best = np.empty(2)          # per kind (0 structural, 1 trace)
     lab_of = np.empty(2, np.int64)
     plain_of = np.empty(2)
@@ -65,7 +99,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
         for j in range(cand_off[k], cand_off[k + 1]):
             lab = cand_lab[j]
             kind = cand_kind[j]
-            plain = score(keys, nk, lab, mask, w, q, u, nn, eta, C, reg)
+            plain = labelled_score(keys, nk, lab, back, cls_score, cls_stamp, k, mask, w, q, u, nn, eta, C, reg)
             sc = augmented(plain, gold[kind], lab, augment, extra, wrong)
             if sc > best[kind]:
                 best[kind] = sc
@@ -80,29 +114,45 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def candidate_scores(wh, th, base, n, pc, pp, cand_off, cand_lab, mask, w, q, u, nn, eta, C, reg, out):
+def candidate_scores(wh, th, base, n, pc, pp, cand_off, cand_lab, back, mask, w, q, u, nn, eta, C, reg, out):
     """``out[j]``: the plain score of every candidate label ``cand_lab[j]`` of every listed
     pair (the per-label scores behind :func:`label_tables`' best ones; pass 3 reads
     labelled max-marginals off them, the reference's ``A2``)."""
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
+    cls_score, cls_stamp = class_cache(back)
     for k in range(pc.shape[0]):
         nk = pair_keys(wh, th, base, n, pc[k], pp[k], False, keys)
         for j in range(cand_off[k], cand_off[k + 1]):
-            out[j] = score(keys, nk, cand_lab[j], mask, w, q, u, nn, eta, C, reg)
+            out[j] = labelled_score(keys, nk, cand_lab[j], back, cls_score, cls_stamp, k, mask, w, q, u, nn, eta,
+                                    C, reg)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def edge_features(wh, th, base, n, ec, ep, elab, sign, mask, out_idx, out_val):
+def edge_features(wh, th, base, n, ec, ep, elab, sign, back, mask, out_idx, out_val):
     """Feature indices of the edges ``(ec[e], ep[e], elab[e])`` with value ``sign[e]``
-    written to ``out_idx`` / ``out_val`` (room for ``MAX_PAIR_KEYS`` per edge); returns how
-    many were written."""
+    written to ``out_idx`` / ``out_val`` (room for ``MAX_PAIR_KEYS * (1 + back.shape[1])``
+    per edge); returns how many were written."""
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
     m = 0
     for e in range(ec.shape[0]):
         nk = pair_keys(wh, th, base, n, ec[e], ep[e], False, keys)
+        m = keyed_features(keys, nk, elab[e], back, sign[e], mask, out_idx, out_val, m)
+    return m
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def keyed_features(keys, nk, lab, back, value, mask, out_idx, out_val, m):
+    """Write the entries of keys ``keys[:nk]`` x label ``lab`` and x its back-off classes
+    from ``out_idx[m]`` on; returns the new ``m`` (:func:`labelled_score`'s features)."""
+    for k in range(nk):
+        out_idx[m] = windex(keys[k], lab, mask)
+        out_val[m] = value
+        m += 1
+    for b in range(back.shape[1]):
+        cl = BACKOFF_BASE + back[lab, b]
         for k in range(nk):
-            out_idx[m] = windex(keys[k], elab[e], mask)
-            out_val[m] = sign[e]
+            out_idx[m] = windex(keys[k], cl, mask)
+            out_val[m] = value
             m += 1
     return m
 

@@ -8,7 +8,8 @@ score depends on the spines of its two ends.  With the hashed weights of pass 2
   (:func:`plgraph.pruners._kernels.word_keys`, notes 1ec-anchor.md §5.3) conjoined with
   the spine identity ``s`` (keys salted so that they never meet the arc keys);
 * **edge** ``(c, p, l)`` between spines ``sc`` of c and ``sp`` of p: pass 2's arc keys x
-  label, plus the joint (child spine, parent spine, label) keys of :func:`joint_keys`
+  label and x the label's back-off classes (:func:`plgraph.parser._pass2.labelled_score`),
+  plus the joint (child spine, parent spine, label) keys of :func:`joint_keys`
   (the reference's ``newLocalArcFeatures`` / ``getArcSpineScore``: both spines x label,
   with direction and binned distance, with the two POS, and each spine with the other
   end's POS).
@@ -25,9 +26,10 @@ import numpy as np
 from numba import njit
 
 from .. import _numba_cache
+from . import _pass2
 from ..config import NUMBA_CACHE
 from ..learn._kernels import combine, wpeek
-from ._pass2 import augmented
+from ._pass2 import augmented, class_cache, keyed_features, labelled_score
 from ..pruners import _kernels as PK
 from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, _atom, dist_bin, pair_keys, windex, word_keys
 
@@ -72,16 +74,16 @@ def spine_scores(wh, th, base, n, sp_off, sp_id, mask, w, q, u, nn, eta, C, reg,
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off, sp_off, sp_id, ok_c, ok_p,
-                 gold_s, gold_t, augment, extra, wrong, mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best,
-                 t_lab, s_plain, t_plain):
+                 gold_s, gold_t, augment, extra, wrong, back, mask, w, q, u, nn, eta, C, reg, s_best, s_lab,
+                 t_best, t_lab, s_plain, t_plain):
     """Best structural and best trace label of every listed pair ``(pc[k], pp[k])`` and
     spine pair: block k starts at ``blk_off[k]``, entry ``i * nsp[p] + j`` for option i
     of c and j of p (``nsp`` from ``sp_off``).
 
     Candidates of pair k: ``cand_lab[cand_off[k]:cand_off[k+1]]`` (kinds ``cand_kind``),
     each allowed for a spine pair iff ``ok_c[sid_c, l] and ok_p[sid_p, l]``.  Score =
-    arc keys x label + joint keys x label; with ``augment`` the Hamming share as in
-    :func:`plgraph.parser._pass2.label_tables`.  Writes best score / label per kind
+    arc keys x label (and its back-off classes ``back``) + joint keys x label; with
+    ``augment`` the Hamming share as in :func:`plgraph.parser._pass2.label_tables`.  Writes best score / label per kind
     (-inf / -1: none allowed) and the chosen labels' plain scores."""
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
     jk = np.empty(N_JOINT, np.uint64)
@@ -93,12 +95,14 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
     for k in range(pc.shape[0]):
         max_c = max(max_c, cand_off[k + 1] - cand_off[k])
     arc = np.empty(max_c)
+    cls_score, cls_stamp = class_cache(back)
     for k in range(pc.shape[0]):
         c, p = pc[k], pp[k]
         nk = pair_keys(wh, th, base, n, c, p, False, keys)
         lo, hi = cand_off[k], cand_off[k + 1]
         for j in range(lo, hi):
-            arc[j - lo] = PK.score(keys, nk, cand_lab[j], mask, w, q, u, nn, eta, C, reg)
+            arc[j - lo] = labelled_score(keys, nk, cand_lab[j], back, cls_score, cls_stamp, k, mask, w, q, u, nn,
+                                         eta, C, reg)
         gold[0] = gold_s[k]
         gold[1] = gold_t[k]
         np_ = sp_off[p + 1] - sp_off[p]
@@ -133,20 +137,18 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, mask, out_idx, out_val):
+def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, back, mask, out_idx, out_val):
     """Feature (index, value) entries of the edges ``(ec[e], ep[e], elab[e])`` between
     spine identities ``esc[e]`` / ``esp[e]`` and of the spines ``sps[k]`` of words
     ``spw[k]``, with value ``sign``; returns how many were written (room:
-    ``MAX_PAIR_KEYS + N_JOINT`` per edge and ``MAX_WORD_KEYS`` per spine)."""
+    ``MAX_PAIR_KEYS * (1 + back.shape[1]) + N_JOINT`` per edge and ``MAX_WORD_KEYS`` per
+    spine)."""
     keys = np.empty(max(MAX_PAIR_KEYS, MAX_WORD_KEYS), np.uint64)
     jk = np.empty(N_JOINT, np.uint64)
     m = 0
     for e in range(ec.shape[0]):
         nk = pair_keys(wh, th, base, n, ec[e], ep[e], False, keys)
-        for k in range(nk):
-            out_idx[m] = windex(keys[k], elab[e], mask)
-            out_val[m] = sign
-            m += 1
+        m = keyed_features(keys, nk, elab[e], back, sign, mask, out_idx, out_val, m)
         joint_keys(th, base, n, ec[e], ep[e], esc[e], esp[e], jk)
         for k in range(N_JOINT):
             out_idx[m] = windex(jk[k], elab[e], mask)
@@ -162,4 +164,4 @@ def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, mask, out_
 
 
 if NUMBA_CACHE:
-    _numba_cache.guard_cache(__file__, label_tables, PK.__file__, PK._learn_kernels.__file__)
+    _numba_cache.guard_cache(__file__, label_tables, PK.__file__, PK._learn_kernels.__file__, _pass2.__file__)

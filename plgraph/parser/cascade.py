@@ -134,7 +134,9 @@ def prepare_corpus3(graphs, corpus2: PreparedCorpus, outputs, pruners, inventory
 
 def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleTables | None = None,
                    threads: int = 2, fallback: bool = True, retry: bool = True) -> dict:
-    """UAS / LAS over structural attachment (every word), spine accuracy (identity), and
+    """UAS / LAS over structural attachment (every word; LAS with the whole label, and
+    ``las_node`` with the parent node alone, the label pass 1's arc model predicts and
+    its LAS counts), spine accuracy (identity), and
     unlabelled / labelled trace-edge precision and recall, in percent; failed parses,
     search errors against the gold graph, the chart's items kept per sentence and share
     of cells holding any item, and decoding speed.  A sentence pass 3 cannot parse is
@@ -155,8 +157,9 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
                 if d2.result.parsed:
                     sents[i], decoded[i] = again, d2
     seconds = time.perf_counter() - start
-    c = dict.fromkeys(("words", "uas", "las", "spines", "t_pred", "t_gold", "t_u", "t_l", "failed", "search",
-                       "items", "cells", "cells_used"), 0)
+    parent = [lab.parent for lab in model.vocab.labels]
+    c = dict.fromkeys(("words", "uas", "las", "las_node", "spines", "t_pred", "t_gold", "t_u", "t_l", "failed",
+                       "search", "items", "cells", "cells_used"), 0)
     for s, d in zip(sents, decoded):
         iu = np.triu_indices(s.N, 1)
         c["items"] += int(d.result.kept.sum())
@@ -176,6 +179,7 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
             if gp.size and w in heads and heads[w][0] == gp[0]:
                 c["uas"] += 1
                 c["las"] += int(heads[w][1] == s.gold.s[w, gp[0]])
+                c["las_node"] += int(parent[heads[w][1]] == parent[s.gold.s[w, gp[0]]])
         traces = {(cc, p): lab for (cc, p, kind), lab in edges.items() if kind == "T"}
         c["t_pred"] += len(traces)
         c["t_gold"] += int((s.gold.t >= 0).sum())
@@ -185,7 +189,8 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
                 c["t_l"] += int(s.gold.t[cc, p] == lab)
     pct = lambda a, b: round(100.0 * a / b, 2) if b else 0.0  # noqa: E731
     return {"sentences": len(corpus.sents), "uas": pct(c["uas"], c["words"]), "las": pct(c["las"], c["words"]),
-            "spine_acc": pct(c["spines"], c["words"]), "trace_p": pct(c["t_u"], c["t_pred"]),
+            "las_node": pct(c["las_node"], c["words"]), "spine_acc": pct(c["spines"], c["words"]),
+            "trace_p": pct(c["t_u"], c["t_pred"]),
             "trace_r": pct(c["t_u"], c["t_gold"]), "trace_labelled_p": pct(c["t_l"], c["t_pred"]),
             "trace_labelled_r": pct(c["t_l"], c["t_gold"]), "failed": c["failed"], "retried": retried, "search_errors": c["search"],
             "items_per_sentence": round(c["items"] / max(len(corpus.sents), 1), 1),
@@ -213,7 +218,7 @@ def ratio_curve(outputs, corpus: PreparedCorpus, n_labels: int, ratios=(0.0, 0.1
 
 #: the decision thresholds :func:`tune_trace_bias` tries (trace scores of a trained pass 3
 #: on the sample's dev split: 5-95% quantiles about -1.2 .. 1.5)
-TRACE_BIAS_GRID = (0.0, -0.1, -0.2, -0.3, -0.4, -0.6, -0.8, -1.0)
+TRACE_BIAS_GRID = (0.0, -0.1, -0.2, -0.3, -0.4, -0.6, -0.8, -1.0, -1.25, -1.5, -2.0)
 
 
 def tune_trace_bias(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleTables | None = None,
@@ -233,7 +238,8 @@ def tune_trace_bias(model: Pass3Model, read_args, corpus: Prepared3, rules: Rule
         p, rec = r["trace_p"], r["trace_r"]
         f = round(2 * p * rec / (p + rec), 2) if p + rec > 0 else 0.0
         curve.append({"trace_bias": float(bias), "trace_f": f, **{k: r[k] for k in (
-            "trace_p", "trace_r", "trace_labelled_p", "trace_labelled_r", "uas", "las", "spine_acc", "failed")}})
+            "trace_p", "trace_r", "trace_labelled_p", "trace_labelled_r", "uas", "las", "las_node", "spine_acc",
+            "failed")}})
     best = max(curve, key=lambda row: (row["trace_f"], -abs(row["trace_bias"])))
     return best["trace_bias"], curve
 

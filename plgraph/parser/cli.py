@@ -427,7 +427,9 @@ def _summary(res) -> str:
             f"{r.get('failed', 0)} failed, {r.get('not_derivable', 0)} not derivable")
     if "dev_uas" in r:
         spines = f", spines {r['dev_spine_acc']}" if "dev_spine_acc" in r else ""
-        text += (f"; dev UAS {r['dev_uas']} LAS {r['dev_las']}{spines}, traces P {r['dev_trace_p']} R {r['dev_trace_r']} "
+        node = f" (attachment node {r['dev_las_node']})" if "dev_las_node" in r else ""
+        text += (f"; dev UAS {r['dev_uas']} LAS {r['dev_las']}{node}{spines}, "
+                 f"traces P {r['dev_trace_p']} R {r['dev_trace_r']} "
                  f"(labelled P {r['dev_trace_labelled_p']} R {r['dev_trace_labelled_r']})")
     return text
 
@@ -508,7 +510,8 @@ def _pass1_and_3_stats(args, model, pass2, read2, graphs, corpus, doc: dict, pro
               f"{d['trace_gold_recall_pct']}%); spines {d['spine_options_per_word']} a word, {d['spines_kept_pct']}% "
               f"(gold {d['spines_gold_recall_pct']}%); chart cells used {d['cells_used_pct']}%, "
               f"{d['items_per_sentence']} items a sentence")
-        print(f"pass 3: UAS {d['uas']} LAS {d['las']} spines {d['spine_acc']}; traces P {d['trace_p']} R "
+        print(f"pass 3: UAS {d['uas']} LAS {d['las']} (attachment node {d['las_node']}) spines {d['spine_acc']}; "
+              f"traces P {d['trace_p']} R "
               f"{d['trace_r']}; {d['search_errors']} search errors ({d['search_errors_gold_reachable']} with gold "
               f"reachable), {d['failed']} failed, {d['not_derivable']} not derivable, {d['mismatches']} mismatches; "
               f"{d['sentences_per_second']} sentences/s")
@@ -546,7 +549,8 @@ def _stats_table(doc) -> str:
     lines.append(f"pass 2: {doc['search_errors']} search errors ({doc['search_errors_gold_reachable']} with gold "
                  f"reachable), {doc['failed']} failed, {doc['not_derivable']} not derivable under the rules, "
                  f"{doc['mismatches']} mismatches")
-    lines.append(f"pass 2: UAS {doc['uas']} LAS {doc['las']}; traces P {doc['trace_p']} R {doc['trace_r']} "
+    lines.append(f"pass 2: UAS {doc['uas']} LAS {doc['las']} (attachment node {doc['las_node']}); "
+                 f"traces P {doc['trace_p']} R {doc['trace_r']} "
                  f"(labelled P {doc['trace_labelled_p']} R {doc['trace_labelled_r']})")
     return "\n".join(lines)
 

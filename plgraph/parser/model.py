@@ -284,10 +284,12 @@ class ParserFolder:
         return [r for r in self.header.get("curves") or [] if isinstance(r, dict) and r.get("model") != name]
 
     def pass_config(self, name: str, config_cls):
-        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``)."""
+        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``).  A
+        folder written before the label back-off existed has no ``backoff``: its weights
+        were trained without one (``"none"``)."""
         entry = self._pass_entry(name)
         with model_errors(os.path.join(self.path, "parser.json"), f"{name} config"):
-            return config_cls(**entry["config"])
+            return config_cls(**{"backoff": "none", **entry["config"]})
 
     def pass_weights(self, name: str, n_weights: int) -> np.ndarray:
         """Pass ``name``'s final weights as float64 (exactly the stored float32 values);

@@ -47,9 +47,12 @@ class Pass2Config:
     """Pass 2's options; defaults are the released "1EC arc parser" configuration (notes
     1ec-anchor.md §5.4: primal SVM with AdaGrad, batch 20, C 1e-9, eta 0.03, L1, one
     pass over the data; beam 100, cube depth 500 -- notes 1ec-parser.md §10), with
-    hashed weights (2^bits)."""
+    hashed weights (2^bits).  ``backoff``: the label classes every edge feature is also
+    conjoined with (:meth:`~plgraph.parser.labels.LabelVocab.backoff_classes`; plgraph's,
+    ``"none"`` is the reference's model)."""
 
     bits: int = 22
+    backoff: str = "kind"
     beam: int = 100
     cube: int = 500
     batch: int = 20
@@ -229,6 +232,7 @@ class Pass2Model:
         self.config = config
         self.mask = np.uint64((1 << config.bits) - 1)
         self.n_weights = 1 << config.bits
+        self.back = vocab.backoff_classes(config.backoff)
 
     def tables(self, sent: Pass2Sentence, tokens, read_args, augment: bool = False,
                weights: LossWeights = LossWeights()):
@@ -242,7 +246,7 @@ class Pass2Model:
         s_plain, t_plain = np.empty(k), np.empty(k)
         K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
                        sent.cand_kind, sent.gold_s, sent.gold_t, bool(augment), float(weights.extra),
-                       float(weights.wrong_label), self.mask, *read_args, s_best, s_lab, t_best, t_lab, s_plain,
+                       float(weights.wrong_label), self.back, self.mask, *read_args, s_best, s_lab, t_best, t_lab, s_plain,
                        t_plain)
         N = sent.N
         pair_off = np.full((N, N), -1, np.int64)
@@ -262,10 +266,10 @@ class Pass2Model:
         if not edges:
             return np.zeros(0, np.int64), np.zeros(0)
         e = np.asarray(edges, np.int64).reshape(-1, 3)
-        idx = np.empty(e.shape[0] * MAX_PAIR_KEYS, np.int64)
-        val = np.empty(e.shape[0] * MAX_PAIR_KEYS)
+        room = e.shape[0] * MAX_PAIR_KEYS * (1 + self.back.shape[1])
+        idx, val = np.empty(room, np.int64), np.empty(room)
         m = K.edge_features(tokens.wh, tokens.th, sent.base, sent.n, e[:, 0], e[:, 1], e[:, 2],
-                            np.full(e.shape[0], sign), self.mask, idx, val)
+                            np.full(e.shape[0], sign), self.back, self.mask, idx, val)
         return idx[:m], val[:m]
 
     def decode(self, sent: Pass2Sentence, tokens, read_args=None, rules: RuleTables | None = None, *,

@@ -71,9 +71,11 @@ class Pass3Config:
     trace edge's score in plain (not loss-augmented) decodes, a decision threshold
     between trace precision and recall; None = tuned on dev after training
     (:func:`plgraph.parser.cascade.tune_trace_bias`, best unlabelled trace F1).  It is
-    plgraph's, not the seed's (which has none); 0 decodes as the reference does."""
+    plgraph's, not the seed's (which has none); 0 decodes as the reference does.
+    ``backoff``: as :class:`~plgraph.parser.pass2.Pass2Config`'s, for the arc keys."""
 
     bits: int = 22
+    backoff: str = "kind"
     beam: int = 100
     cube: int = 10000
     batch: int = 10
@@ -211,7 +213,7 @@ def pass2_pruning(model2: Pass2Model, sent2: Pass2Sentence, tokens, read_args, r
     mm_t = res.arc_mm_t.copy() if res.arc_mm_t is not None else np.full((N, N), NEG)
     scores = np.empty(sent2.cand_lab.shape[0])
     candidate_scores(tokens.wh, tokens.th, sent2.base, sent2.n, sent2.pc, sent2.pp, sent2.cand_off, sent2.cand_lab,
-                     model2.mask, *read_args, scores)
+                     model2.back, model2.mask, *read_args, scores)
     pair = np.repeat(np.arange(sent2.pc.shape[0]), np.diff(sent2.cand_off))
     c, p = sent2.pc[pair], sent2.pp[pair]
     kind = sent2.cand_kind
@@ -368,6 +370,7 @@ class Pass3Model:
         self.config = config
         self.mask = np.uint64((1 << config.bits) - 1)
         self.n_weights = 1 << config.bits
+        self.back = vocab.backoff_classes(config.backoff)
 
     def tables(self, sent: Pass3Sentence, tokens, read_args, augment: bool = False,
                weights: LossWeights = LossWeights()) -> ChartTables:
@@ -381,7 +384,8 @@ class Pass3Model:
         inv = self.inventory
         K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
                        sent.cand_kind, sent.blk_off, sp_off, sent.sp_id, inv.ok_c, inv.ok_p, sent.gold_s,
-                       sent.gold_t, bool(augment), float(weights.extra), float(weights.wrong_label), self.mask,
+                       sent.gold_t, bool(augment), float(weights.extra), float(weights.wrong_label), self.back,
+                       self.mask,
                        *read_args, s_best, s_lab, t_best, t_lab, s_plain, t_plain)
         sp_score = np.empty(sent.sp_id.shape[0])
         K.spine_scores(tokens.wh, tokens.th, sent.base, sent.n, sp_off, sent.sp_id, self.mask, *read_args, sp_score)
@@ -404,10 +408,11 @@ class Pass3Model:
         e = np.asarray(edges, np.int64).reshape(-1, 3)
         sid = np.append(np.asarray(spines, np.int64), self.inventory.root)
         words = np.flatnonzero(sid[:sent.n] >= 0)
-        idx = np.empty(e.shape[0] * (MAX_PAIR_KEYS + K.N_JOINT) + words.size * MAX_WORD_KEYS, np.int64)
+        per_edge = MAX_PAIR_KEYS * (1 + self.back.shape[1]) + K.N_JOINT
+        idx = np.empty(e.shape[0] * per_edge + words.size * MAX_WORD_KEYS, np.int64)
         val = np.empty(idx.shape[0])
         m = K.features(tokens.wh, tokens.th, sent.base, sent.n, e[:, 0], e[:, 1], e[:, 2], sid[e[:, 0]],
-                       sid[e[:, 1]], words, sid[words], float(sign), self.mask, idx, val)
+                       sid[e[:, 1]], words, sid[words], float(sign), self.back, self.mask, idx, val)
         return idx[:m], val[:m]
 
     def score_of(self, sent: Pass3Sentence, tokens, read_args, edges, spines) -> float:

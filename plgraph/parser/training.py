@@ -59,11 +59,13 @@ def prepare_corpus(graphs, pruners, vocab: LabelVocab, *, training: bool, rules:
 
 def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: RuleTables | None = None,
                    threads: int = 2) -> dict:
-    """Structural attachment (UAS; LAS = the full label right) over every word, and
+    """Structural attachment (UAS; LAS = the full label right; ``las_node`` = the parent
+    node right, the label pass 1's arc model predicts) over every word, and
     unlabelled / labelled trace-edge precision and recall against the representable gold
     graph, in percent; plus failed parses and decoding speed (sentences decode on
     ``threads`` threads)."""
-    right_u = right_l = words = 0
+    right_u = right_l = right_node = words = 0
+    parent = [lab.parent for lab in model.vocab.labels]
     t_pred = t_gold = t_right_u = t_right_l = failed = 0
     start = time.perf_counter()
     job = lambda s: model.decode(s, corpus.tokens, read_args, rules)  # noqa: E731
@@ -83,6 +85,7 @@ def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: 
             if gp.size and c in heads and heads[c][0] == gp[0]:
                 right_u += 1
                 right_l += int(heads[c][1] == s.gold.s[c, gp[0]])
+                right_node += int(parent[heads[c][1]] == parent[s.gold.s[c, gp[0]]])
         traces = {(c, p): lab for (c, p, kind), lab in d.result.edges.items() if kind == "T"}
         t_pred += len(traces)
         t_gold += int((s.gold.t >= 0).sum())
@@ -93,6 +96,7 @@ def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: 
     seconds = time.perf_counter() - start
     pct = lambda a, b: round(100.0 * a / b, 2) if b else 0.0  # noqa: E731
     return {"sentences": len(corpus.sents), "uas": pct(right_u, words), "las": pct(right_l, words),
+            "las_node": pct(right_node, words),
             "trace_p": pct(t_right_u, t_pred), "trace_r": pct(t_right_u, t_gold),
             "trace_labelled_p": pct(t_right_l, t_pred), "trace_labelled_r": pct(t_right_l, t_gold),
             "failed": failed, "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}
