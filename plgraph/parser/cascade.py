@@ -18,7 +18,7 @@ import numpy as np
 
 from ..rules.tables import RuleTables
 from .pass3 import Pass2Pruning, Pass3Config, Pass3Model, SpineInventory, pass2_pruning, prepare, relaxed
-from .training import PreparedCorpus
+from .training import PreparedCorpus, count_edges, edge_counts, edge_scores, label_parents, pct
 
 NEG = -np.inf
 
@@ -157,9 +157,9 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
                 if d2.result.parsed:
                     sents[i], decoded[i] = again, d2
     seconds = time.perf_counter() - start
-    parent = [lab.parent for lab in model.vocab.labels]
-    c = dict.fromkeys(("words", "uas", "las", "las_node", "spines", "t_pred", "t_gold", "t_u", "t_l", "failed",
-                       "search", "items", "cells", "cells_used"), 0)
+    parent = label_parents(model.vocab)
+    edge_c = edge_counts()
+    c = dict.fromkeys(("spines", "failed", "search", "items", "cells", "cells_used"), 0)
     for s, d in zip(sents, decoded):
         iu = np.triu_indices(s.N, 1)
         c["items"] += int(d.result.kept.sum())
@@ -171,28 +171,12 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
         if not d.result.parsed and fallback:
             edges = s.fallback_edges or {}
             spines = s.fallback_spines if s.fallback_spines is not None else spines
-        heads = {cc: (p, lab) for (cc, p, kind), lab in edges.items() if kind == "S"}
-        c["words"] += s.n
         c["spines"] += int(((spines == s.gold_spine_id) & (s.gold_spine_id >= 0)).sum())
-        for w in range(s.n):
-            gp = np.flatnonzero(s.gold.s[w] >= 0)
-            if gp.size and w in heads and heads[w][0] == gp[0]:
-                c["uas"] += 1
-                c["las"] += int(heads[w][1] == s.gold.s[w, gp[0]])
-                c["las_node"] += int(parent[heads[w][1]] == parent[s.gold.s[w, gp[0]]])
-        traces = {(cc, p): lab for (cc, p, kind), lab in edges.items() if kind == "T"}
-        c["t_pred"] += len(traces)
-        c["t_gold"] += int((s.gold.t >= 0).sum())
-        for (cc, p), lab in traces.items():
-            if s.gold.t[cc, p] >= 0:
-                c["t_u"] += 1
-                c["t_l"] += int(s.gold.t[cc, p] == lab)
-    pct = lambda a, b: round(100.0 * a / b, 2) if b else 0.0  # noqa: E731
-    return {"sentences": len(corpus.sents), "uas": pct(c["uas"], c["words"]), "las": pct(c["las"], c["words"]),
-            "las_node": pct(c["las_node"], c["words"]), "spine_acc": pct(c["spines"], c["words"]),
-            "trace_p": pct(c["t_u"], c["t_pred"]),
-            "trace_r": pct(c["t_u"], c["t_gold"]), "trace_labelled_p": pct(c["t_l"], c["t_pred"]),
-            "trace_labelled_r": pct(c["t_l"], c["t_gold"]), "failed": c["failed"], "retried": retried, "search_errors": c["search"],
+        count_edges(edge_c, s.n, s.gold, edges, parent)
+    scores = edge_scores(edge_c)
+    structure = {k: scores.pop(k) for k in ("uas", "las", "las_node")}
+    return {"sentences": len(corpus.sents), **structure, "spine_acc": pct(c["spines"], edge_c["words"]), **scores,
+            "failed": c["failed"], "retried": retried, "search_errors": c["search"],
             "items_per_sentence": round(c["items"] / max(len(corpus.sents), 1), 1),
             "cells_used_pct": pct(c["cells_used"], c["cells"]),
             "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}

@@ -64,9 +64,9 @@ def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: 
     unlabelled / labelled trace-edge precision and recall against the representable gold
     graph, in percent; plus failed parses and decoding speed (sentences decode on
     ``threads`` threads)."""
-    right_u = right_l = right_node = words = 0
-    parent = [lab.parent for lab in model.vocab.labels]
-    t_pred = t_gold = t_right_u = t_right_l = failed = 0
+    counts = edge_counts()
+    parent = label_parents(model.vocab)
+    failed = 0
     start = time.perf_counter()
     job = lambda s: model.decode(s, corpus.tokens, read_args, rules)  # noqa: E731
     if threads > 1:
@@ -78,28 +78,58 @@ def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: 
         decoded = [job(s) for s in corpus.sents]
     for s, d in zip(corpus.sents, decoded):
         failed += int(not d.result.parsed)
-        heads = {c: (p, lab) for (c, p, kind), lab in d.result.edges.items() if kind == "S"}
-        for c in range(s.n):
-            words += 1
-            gp = np.flatnonzero(s.gold.s[c] >= 0)
-            if gp.size and c in heads and heads[c][0] == gp[0]:
-                right_u += 1
-                right_l += int(heads[c][1] == s.gold.s[c, gp[0]])
-                right_node += int(parent[heads[c][1]] == parent[s.gold.s[c, gp[0]]])
-        traces = {(c, p): lab for (c, p, kind), lab in d.result.edges.items() if kind == "T"}
-        t_pred += len(traces)
-        t_gold += int((s.gold.t >= 0).sum())
-        for (c, p), lab in traces.items():
-            if s.gold.t[c, p] >= 0:
-                t_right_u += 1
-                t_right_l += int(s.gold.t[c, p] == lab)
+        count_edges(counts, s.n, s.gold, d.result.edges, parent)
     seconds = time.perf_counter() - start
-    pct = lambda a, b: round(100.0 * a / b, 2) if b else 0.0  # noqa: E731
-    return {"sentences": len(corpus.sents), "uas": pct(right_u, words), "las": pct(right_l, words),
-            "las_node": pct(right_node, words),
-            "trace_p": pct(t_right_u, t_pred), "trace_r": pct(t_right_u, t_gold),
-            "trace_labelled_p": pct(t_right_l, t_pred), "trace_labelled_r": pct(t_right_l, t_gold),
-            "failed": failed, "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}
+    return {"sentences": len(corpus.sents), **edge_scores(counts), "failed": failed,
+            "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}
+
+
+# -- scoring predicted edges against gold (passes 2 and 3) -------------------------------------
+def pct(a, b) -> float:
+    """``a`` of ``b`` in percent, two decimals (0 when ``b`` is 0)."""
+    return round(100.0 * a / b, 2) if b else 0.0
+
+
+def label_parents(vocab: LabelVocab) -> list:
+    """The parent node of every label (the attachment node, pass 1's arc label)."""
+    return [lab.parent for lab in vocab.labels]
+
+
+def edge_counts() -> dict:
+    """Zeroed counters for :func:`count_edges`."""
+    return dict.fromkeys(("words", "uas", "las", "las_node", "t_pred", "t_gold", "t_u", "t_l"), 0)
+
+
+def count_edges(c: dict, n: int, gold, edges: dict, parent: list) -> None:
+    """Add one sentence of ``n`` words to the counters ``c``: predicted ``edges``
+    (``{(child, parent, "S"|"T"): label}``) against ``gold``
+    (:class:`~plgraph.parser.tables.Gold`) -- every word's structural attachment (head;
+    whole label; parent node ``parent[label]``) and the trace edges (unlabelled and
+    labelled hits)."""
+    heads = {cc: (p, lab) for (cc, p, kind), lab in edges.items() if kind == "S"}
+    c["words"] += n
+    for w in range(n):
+        gp = np.flatnonzero(gold.s[w] >= 0)
+        if gp.size and w in heads and heads[w][0] == gp[0]:
+            c["uas"] += 1
+            c["las"] += int(heads[w][1] == gold.s[w, gp[0]])
+            c["las_node"] += int(parent[heads[w][1]] == parent[gold.s[w, gp[0]]])
+    traces = {(cc, p): lab for (cc, p, kind), lab in edges.items() if kind == "T"}
+    c["t_pred"] += len(traces)
+    c["t_gold"] += int((gold.t >= 0).sum())
+    for (cc, p), lab in traces.items():
+        if gold.t[cc, p] >= 0:
+            c["t_u"] += 1
+            c["t_l"] += int(gold.t[cc, p] == lab)
+
+
+def edge_scores(c: dict) -> dict:
+    """Percentages of :func:`count_edges`' counters: ``uas``, ``las``, ``las_node`` over the
+    words, and unlabelled / labelled trace precision and recall."""
+    return {"uas": pct(c["uas"], c["words"]), "las": pct(c["las"], c["words"]),
+            "las_node": pct(c["las_node"], c["words"]), "trace_p": pct(c["t_u"], c["t_pred"]),
+            "trace_r": pct(c["t_u"], c["t_gold"]), "trace_labelled_p": pct(c["t_l"], c["t_pred"]),
+            "trace_labelled_r": pct(c["t_l"], c["t_gold"])}
 
 
 def train_pass2(train: PreparedCorpus, dev: PreparedCorpus | None, vocab: LabelVocab, rules: RuleTables,
