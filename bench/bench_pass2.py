@@ -59,7 +59,8 @@ def main() -> int:
           f"{'trace R':>8} {'dev sent/s':>10} {'search err':>10} {'mismatch':>8}")
     for backoff, threads, r in rows:
         print(f"{backoff:>10} {threads:>7} {r['epoch']:>5} {r['seconds']:>8.1f} {r['dev_uas']:>8.2f} "
-              f"{r['dev_las']:>8.2f} {r['dev_trace_p']:>8.2f} {r['dev_trace_r']:>8.2f} {r['dev_sentences_per_second']:>10.1f} "
+              f"{r['dev_las']:>8.2f} {r['dev_trace_p']:>8.2f} {r['dev_trace_r']:>8.2f} "
+              f"{r['dev_sentences_per_second']:>10.1f} "
               f"{r['search_errors']:>10} {r['mismatches']:>8}")
     print(f"\npeak RSS {rss:.0f} MB (preparation, training and decoding in one process)")
     return 0

@@ -289,7 +289,8 @@ def test_trace_bias_moves_the_decision_and_the_decode_still_adds_up(setting):
     decodes ignore it."""
     from dataclasses import replace
 
-    cfg, vocab, inv, tokens, rules = setting["cfg"], setting["vocab"], setting["inv"], setting["tokens"], setting["rules"]
+    cfg, vocab, inv = setting["cfg"], setting["vocab"], setting["inv"]
+    tokens, rules = setting["tokens"], setting["rules"]
     w = np.random.default_rng(11).normal(scale=0.3, size=P3.Pass3Model(vocab, inv, cfg).n_weights)
     args = plain_read_args(w)
     counts = {}
@@ -325,7 +326,8 @@ def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
 
     from plgraph.parser.cascade import Prepared3, evaluate_pass3, tune_trace_bias
 
-    cfg, vocab, inv, tokens, rules = setting["cfg"], setting["vocab"], setting["inv"], setting["tokens"], setting["rules"]
+    cfg, vocab, inv = setting["cfg"], setting["vocab"], setting["inv"]
+    tokens, rules = setting["tokens"], setting["rules"]
     model = P3.Pass3Model(vocab, inv, cfg)
     w = np.random.default_rng(3).normal(scale=0.3, size=model.n_weights)
     args = plain_read_args(w)

@@ -83,8 +83,9 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
     Candidates of pair k: ``cand_lab[cand_off[k]:cand_off[k+1]]`` (kinds ``cand_kind``),
     each allowed for a spine pair iff ``ok_c[sid_c, l] and ok_p[sid_p, l]``.  Score =
     arc keys x label (and its back-off classes ``back``) + joint keys x label; with
-    ``augment`` the Hamming share as in :func:`plgraph.parser._pass2.label_tables`.  Writes best score / label per kind
-    (-inf / -1: none allowed) and the chosen labels' plain scores."""
+    ``augment`` the Hamming share as in :func:`plgraph.parser._pass2.label_tables`.
+    Writes best score / label per kind (-inf / -1: none allowed) and the chosen labels'
+    plain scores."""
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
     jk = np.empty(N_JOINT, np.uint64)
     best = np.empty(2)

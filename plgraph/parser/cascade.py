@@ -228,4 +228,5 @@ def tune_trace_bias(model: Pass3Model, read_args, corpus: Prepared3, rules: Rule
     return best["trace_bias"], curve
 
 
-__all__ = ["tune_trace_bias", "TRACE_BIAS_GRID", "relaxed_sentence", "ratio_curve", "pass2_outputs", "tune_ratios", "Prepared3", "prepare_corpus3", "evaluate_pass3"]
+__all__ = ["tune_trace_bias", "TRACE_BIAS_GRID", "relaxed_sentence", "ratio_curve", "pass2_outputs", "tune_ratios",
+           "Prepared3", "prepare_corpus3", "evaluate_pass3"]

@@ -246,8 +246,8 @@ class Pass2Model:
         s_plain, t_plain = np.empty(k), np.empty(k)
         K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
                        sent.cand_kind, sent.gold_s, sent.gold_t, bool(augment), float(weights.extra),
-                       float(weights.wrong_label), self.back, self.mask, *read_args, s_best, s_lab, t_best, t_lab, s_plain,
-                       t_plain)
+                       float(weights.wrong_label), self.back, self.mask, *read_args, s_best, s_lab, t_best, t_lab,
+                       s_plain, t_plain)
         N = sent.N
         pair_off = np.full((N, N), -1, np.int64)
         pair_off[sent.pc, sent.pp] = np.arange(k)

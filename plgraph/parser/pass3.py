@@ -385,8 +385,7 @@ class Pass3Model:
         K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
                        sent.cand_kind, sent.blk_off, sp_off, sent.sp_id, inv.ok_c, inv.ok_p, sent.gold_s,
                        sent.gold_t, bool(augment), float(weights.extra), float(weights.wrong_label), self.back,
-                       self.mask,
-                       *read_args, s_best, s_lab, t_best, t_lab, s_plain, t_plain)
+                       self.mask, *read_args, s_best, s_lab, t_best, t_lab, s_plain, t_plain)
         sp_score = np.empty(sent.sp_id.shape[0])
         K.spine_scores(tokens.wh, tokens.th, sent.base, sent.n, sp_off, sent.sp_id, self.mask, *read_args, sp_score)
         if augment:
