@@ -2,7 +2,9 @@
 whose corpus is missing is skipped with a message saying how to get it."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -102,3 +104,78 @@ def conll2007_dir() -> Path:
 
 def pytest_configure(config):
     os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+# -- notebooks whose corpus is missing are skipped too ----------------------------------------
+# The notebooks run as pytest items (nbmake) under `make test`, which puts `tests` on the
+# command line, so this conftest is loaded and its collection hook sees the notebook items.
+# (`make notebooks` runs `--nbmake notebooks` alone: this file is not loaded there and a
+# notebook without its data fails loudly, as a full run should.)
+
+#: calls in a notebook's code that need a corpus although they do not name it
+#: (``notebook_models`` and ``kenlm_parity_brown`` need theirs only to build a cached result
+#: they lack; the corpus is required regardless, as on a fresh machine that has no cache)
+IMPLICIT_CORPORA = {
+    "ptb-sample": re.compile(r"\b(?:corpus|Corpus|sample_files|ptb_files|notebook_models)\(|\bfind_corpus\(\s*\)"),
+    "brown": re.compile(r"\bkenlm_parity_brown\("),
+}
+#: ``find_corpus("name")`` with a literal name
+_FIND_CORPUS = re.compile(r"""\bfind_corpus\(\s*["']([\w.-]+)["']""")
+#: an LM corpus loaded by name, and the data corpus each LM name comes from
+_LM_LOAD = re.compile(r"""\b(?:LMData\.load|lm_corpus)\(\s*["']([\w.-]+)["']""")
+LM_SOURCES = {"ptb": "lm-ptb", "brown": "brown", "ru-taiga": "lm-ru-taiga"}
+
+
+def notebook_code(path) -> str:
+    """The source of the code cells of notebook ``path``, cells separated by a blank
+    line; ``""`` when the file cannot be read as a notebook (nbmake reports that)."""
+    try:
+        nb = json.loads(Path(path).read_text(encoding="utf-8"))
+        cells = nb["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    return "\n\n".join("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+
+
+def corpora_needed(code: str) -> list[str]:
+    """The corpora (names of :data:`plgraph.data.CORPORA`, sorted) that notebook ``code``
+    needs: those named in ``find_corpus("...")``, the sources of LM corpora loaded by
+    name (``LMData.load``/``lm_corpus``), and the ones helpers use without naming them
+    (:data:`IMPLICIT_CORPORA`: ``plgraph.corpus``, ``sample_files``, ``notebook_models``
+    ... read the PTB sample).  Names not in ``CORPORA`` are ignored."""
+    names = set(_FIND_CORPUS.findall(code))
+    names.update(LM_SOURCES[n] for n in _LM_LOAD.findall(code) if n in LM_SOURCES)
+    names.update(name for name, pattern in IMPLICIT_CORPORA.items() if pattern.search(code))
+    return sorted(names & CORPORA.keys())
+
+
+def notebook_corpora(path) -> list[str]:
+    """The corpora notebook ``path`` needs (see :func:`corpora_needed`)."""
+    return corpora_needed(notebook_code(path))
+
+
+def missing_corpora_reason(names) -> str | None:
+    """``None`` when the resolver finds every corpus in ``names``; otherwise the skip
+    reason: the resolver's own message (the corpus, every place tried, how to get it)
+    for each missing corpus, one after the other."""
+    missing = []
+    for name in names:
+        try:
+            find_corpus(name)
+        except CorpusNotFoundError as err:
+            missing.append(str(err))
+    return "\n".join(missing) if missing else None
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each notebook item (an ``.ipynb`` collected by nbmake) skipped when a corpus
+    it needs cannot be found, with the resolver's message as the reason."""
+    reasons: dict[Path, str | None] = {}
+    for item in items:
+        path = Path(item.path)
+        if path.suffix != ".ipynb":
+            continue
+        if path not in reasons:
+            reasons[path] = missing_corpora_reason(notebook_corpora(path))
+        if reasons[path]:
+            item.add_marker(pytest.mark.skip(reason=f"notebook needs data: {reasons[path]}"))
