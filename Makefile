@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser figures bench bench-cascade check-full check-evalb screenshots notebooks lab clean
+.PHONY: help install demo test test-browser figures bench bench-cascade parser-model check-full check-evalb screenshots notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -31,7 +31,7 @@ test-browser: $(STAMP) ## drive the arc explorer in headless Chromium (installs 
 	$(PY) -m pip install --quiet -e '.[notebooks,test,ui]'
 	PLGRAPH_QUICK=1 $(PY) -m pytest tests/test_browser.py -m browser -q -p no:cacheprovider
 
-figures: $(STAMP) ## regenerate everything in figures/
+figures: $(STAMP) ## regenerate everything in figures/ (the learning curve trains its 25%/50% models once, ~1 h)
 	MPLBACKEND=Agg $(PY) -m plgraph figures --out figures
 
 bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
@@ -43,8 +43,11 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_pass2.py
 	$(PY) bench/bench_eval.py
 
-PARSER_MODEL ?= runs/parser-full
-bench-cascade: $(STAMP) ## the whole parsing cascade of a trained model (PARSER_MODEL=M, default runs/parser-full)
+parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser (~25 min, 2 cores)
+	$(PY) -m plgraph parser train --model-dir runs/parser
+
+PARSER_MODEL ?= runs/parser
+bench-cascade: $(STAMP) ## the whole parsing cascade of a trained model (PARSER_MODEL=M, default runs/parser)
 	$(PY) bench/bench_cascade.py --model-dir $(PARSER_MODEL)
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)

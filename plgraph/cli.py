@@ -4,6 +4,7 @@ Commands
 --------
 coverage   the two coverage tables of the seed, ours beside the paper's
 convert    PTB <-> SHP conversion of one file
+parse      parse sentences with a trained graph parser (PTB trees with traces, or SHP)
 figures    regenerate every figure of figures/ (same as ``python -m plgraph.figures``)
 
 Each subsystem adds its commands from its own module: a module listed in
@@ -154,6 +155,7 @@ COMMAND_MODULES: list[str] = [
     "plgraph.dep.cli",
     "plgraph.eval.cli",
     "plgraph.parser.cli",
+    "plgraph.parser.parse_cli",
 ]
 
 

@@ -517,8 +517,17 @@ def plot_dep_errors(by_relation, by_length, by_dist, top: int = 18):
     return fig
 
 
+def _learning_curve(outdir, ptb=None) -> list[Path]:
+    """The parser's learning curve (:mod:`plgraph.parser.learning_curve`): trains the
+    models it lacks the first time (about an hour on 2 cores), redraws from their stored
+    evaluations afterwards."""
+    from .parser.learning_curve import write_learning_curve
+
+    return write_learning_curve(outdir, ptb)
+
+
 #: name -> function(outdir, ptb) writing that figure's files
-FIGURES = {"coverage": _coverage, "rules": _rules, "examples": _examples}
+FIGURES = {"coverage": _coverage, "rules": _rules, "examples": _examples, "learning_curve": _learning_curve}
 
 
 def main(argv=None) -> int:

@@ -31,6 +31,7 @@ def no_data(tmp_path, monkeypatch):
     ("05_arc_explorer.ipynb", ["ptb-sample"]),
     ("06_language_models.ipynb", ["brown"]),             # kenlm_parity_brown; the others are optional
     ("07_dependency_parsing.ipynb", ["conll2007", "ud-basque-bdt-r1.4", "ud-english-ewt"]),
+    ("08_graph_parsing.ipynb", ["ptb-sample"]),
 ])
 def test_corpora_of_the_real_notebooks(name, corpora):
     assert notebook_corpora(NOTEBOOKS / name) == corpora

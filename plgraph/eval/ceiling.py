@@ -27,7 +27,7 @@ from .evalb import evalb
 from .graphs import graphs
 from .traces import traces
 
-__all__ = ["round_trip", "raw_gold_trees", "representation_ceiling", "format_ceiling", "cli_main"]
+__all__ = ["round_trip", "raw_gold_trees", "representation_ceiling", "score_outputs", "format_ceiling", "cli_main"]
 
 
 def _with_root(tree, label: str):
@@ -78,11 +78,25 @@ def representation_ceiling(sentences, *, use_null_positions: bool = False, optio
     "traces": {...}, "traces_null_only": {...}, "graphs": {...}}`` (the scorers' ``all`` /
     ``totals`` parts)."""
     sentences = list(sentences)
-    gold_t, test_t, gold_g, test_g, failures = round_trip(sentences, use_null_positions=use_null_positions,
-                                                          options=options)
+    _gold_t, test_t, _gold_g, test_g, failures = round_trip(sentences, use_null_positions=use_null_positions,
+                                                            options=options)
+    out = score_outputs(sentences, test_t, test_g, failures)
+    out["use_null_positions"] = use_null_positions
+    return out
+
+
+def score_outputs(sentences, test_trees, test_graphs, failures=()) -> dict:
+    """Scores of test trees and graphs (``None``: no output, scored as an empty parse;
+    its graph is left out of the graph scores) against ``sentences``' gold trees and
+    graphs, as :func:`representation_ceiling` reports them: ``{"sentences", "failures",
+    "evalb_top", "evalb_root_counted", "evalb_raw_top", "traces", "traces_null_only",
+    "graphs", "graphs_sentences"}``."""
+    sentences = list(sentences)
+    gold_t = [s.tree for s in sentences]
+    gold_g = [s.graph for s in sentences]
+    test_t, test_g = list(test_trees), list(test_graphs)
     ids = [s.id for s in sentences]
-    out: dict = {"sentences": len(sentences), "failures": [list(f) for f in failures],
-                 "use_null_positions": use_null_positions}
+    out: dict = {"sentences": len(sentences), "failures": [list(f) for f in failures]}
     for key, root in (("evalb_top", "TOP"), ("evalb_root_counted", "ROOT")):
         result = evalb([_with_root(t, root) for t in gold_t],
                        ["" if t is None else _with_root(t, root) for t in test_t])
@@ -92,7 +106,7 @@ def representation_ceiling(sentences, *, use_null_positions: bool = False, optio
     out["evalb_raw_top"] = {k: dict(v) for k, v in result.summary.items()}
     out["evalb_raw_top"]["messages"] = list(result.messages)
     for key, null_only in (("traces", False), ("traces_null_only", True)):
-        out[key] = traces(gold_t, [None if t is None else t for t in test_t], null_only=null_only, ids=ids).all
+        out[key] = traces(gold_t, test_t, null_only=null_only, ids=ids).all
     keep = [k for k, g in enumerate(test_g) if g is not None]
     result = graphs([gold_g[k] for k in keep], [test_g[k] for k in keep])
     out["graphs"] = {cat: dict(v) for cat, v in result.totals.items()}

@@ -1,4 +1,5 @@
-"""``python -m plgraph parser train|stats`` -- the graph parser's command line.
+"""``python -m plgraph parser train|stats`` -- the graph parser's command line
+(``parser evaluate|tagger`` and ``plgraph parse``: :mod:`plgraph.parser.parse_cli`).
 
 ::
 
@@ -287,10 +288,26 @@ def _train_locked(args) -> int:
     data = _read_data(args, opts, progress)
     pr, pdir = _pruners(args, os.path.join(M, "pruners"), stored, data.coarse_train, data.coarse_dev, progress)
     folder, vocab, rules = _parser_folder(args, stored, opts, data, pr, pdir, progress)
+    train_tagger(M, data.coarse_train, retrain=stored is None)
+    check_interrupt()
     res2, train_c, dev_c = _train_pass2(args, folder, pr, vocab, rules, config2, data, progress)
     _train_pass3(args, folder, pr, vocab, rules, config2, res2, config3, train_c, dev_c, data, progress)
     print(f"parser model in {folder.path} ({time.perf_counter() - start:.0f} s)")
     return 0
+
+
+def train_tagger(model_dir, graphs, *, retrain: bool = True) -> None:
+    """Train the POS tagger ``plgraph parse --in text`` uses on ``graphs``' words and tags
+    into ``model_dir/tagger.json`` (kept when it exists and not ``retrain``)."""
+    from .tagger import FILE, PosTagger
+
+    path = os.path.join(model_dir, FILE)
+    if os.path.exists(path) and not retrain:
+        return
+    start = time.perf_counter()
+    tagger = PosTagger.train([(g.words, g.tags) for g in graphs])
+    tagger.save(path)
+    print(f"POS tagger: {len(graphs)} sentences, {time.perf_counter() - start:.0f} s, {path}", file=sys.stderr)
 
 
 def _parser_folder(args, stored, opts, data: _Data, pruners, pdir, progress):
@@ -590,3 +607,6 @@ def register(sub) -> None:
                    help="also decode with each trace threshold of the tuning grid (pass 3's trace P/R curve)")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     s.set_defaults(func=_stats)
+    from .parse_cli import add_parser_commands
+
+    add_parser_commands(ps)

@@ -75,7 +75,7 @@ CHECKPOINT_FORMAT = "plgraph-parser-checkpoint"
 CHECKPOINT_VERSION = 1
 #: the files every run writes into the folder (checked writable before any work)
 FOLDER_FILES = ("parser.json", "labels.json", "rules.npz", "rules.npz.json", "curves.json", "curves.csv",
-                "log.jsonl")
+                "log.jsonl", "tagger.json")
 #: the files of the folder tied to ``parser.json`` by their CRC-32 (``files``)
 _TIED_FILES = ("labels.json", "rules.npz", "rules.npz.json")
 #: what ``parser.json`` must hold (key -> JSON type)
@@ -141,11 +141,11 @@ def _pass_files_pattern(name_pattern: str) -> str:
 
 
 def clear_previous_run(folder) -> None:
-    """Before a fresh (not resumed) run: remove ``parser.json`` and every pass's weights
+    """Before a fresh (not resumed) run: remove ``parser.json``, the POS tagger and every pass's weights
     and checkpoints a previous run left in ``folder``, so that no later ``--resume`` mixes
     the two runs.  Other files are overwritten by the run itself; ``pruners/`` is left to
     the coarse models' own training."""
-    _remove_matching(folder, r"parser\.json|" + _pass_files_pattern(r"pass\d+"))
+    _remove_matching(folder, r"parser\.json|tagger\.json|" + _pass_files_pattern(r"pass\d+"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ from .text import display_text
 
 CLASSES = ("all", "tree", "projective graph", "1EC", "non-1EC", "cyclic")
 _CATEGORY = {"tree": "projective tree", "projective graph": "projective graph", "1EC": "one-endpoint crossing"}
+#: the "errors" filter's types (an overlay graph against the explored one)
+ERROR_FILTERS = ("attachment", "attachment node", "spine", "missing trace", "extra trace")
 ZOOMS = (("fit width", "fit"), ("50%", 0.5), ("75%", 0.75), ("100%", 1.0), ("150%", 1.5), ("200%", 2.0))
 _PREVIEW_CHARS = 60
 
@@ -97,7 +99,10 @@ class Explorer:
     items : iterable of Graph or Sentence (e.g. a :class:`plgraph.Corpus`)
     overlay : iterable of Graph, optional
         Graphs over the same words (e.g. a parser's output), matched by id;
-        shown with right/wrong/missing colouring when "compare" is ticked.
+        shown with right/wrong/missing colouring when "compare" is ticked, and
+        filterable by error type (the "errors" dropdown: a sentence whose overlay
+        has an error of that kind, :func:`plgraph.parser.analysis.sentence_errors`;
+        "exact": none).
     outdir : folder where "Save" writes SVG and PNG (default
         :func:`default_figures_dir`).
     """
@@ -117,11 +122,14 @@ class Explorer:
         self.trace_types = sorted({str(t) for g in self.graphs for t, k, c, p in
                                    zip(g.trace, g.kind, g.child, g.parent) if k == 1 and c != p})
         self.ids: list[str] = list(self.by_id)
+        self.error_counts = self._error_counts()
         small = dict(width="auto", margin="0 14px 0 0")
         self.structure = W.Dropdown(options=CLASSES, value="all", description="structure",
                                     layout=W.Layout(width="230px"))
         self.trace_type = W.Dropdown(options=("any",) + tuple(self.trace_types), value="any",
                                      description="trace type", layout=W.Layout(width="230px"))
+        self.errors = W.Dropdown(options=("any", "exact") + ERROR_FILTERS, value="any", description="errors",
+                                 disabled=not self.overlay, layout=W.Layout(width="230px"))
         self.search = W.Text(value="", placeholder="words or id", description="search",
                              layout=W.Layout(width="280px"))
         self.count = W.Label()
@@ -146,7 +154,7 @@ class Explorer:
         self.canvas = W.HTML(layout=W.Layout(width="100%"))
         self._quiet = False
         self._drawn = None
-        for w in (self.structure, self.trace_type, self.search):
+        for w in (self.structure, self.trace_type, self.errors, self.search):
             w.observe(self._refilter, names="value")
         for w in (self.sentence, self.show_nulls, self.show_labels, self.show_spines, self.show_traces,
                   self.compare):
@@ -157,7 +165,8 @@ class Explorer:
         self.save_button.on_click(self._save_clicked)
         row = dict(layout=W.Layout(flex_flow="row wrap", align_items="center"))
         self.widget = W.VBox([
-            W.HBox([self.structure, self.trace_type, self.search, self.count], **row),
+            W.HBox([self.structure, self.trace_type] + ([self.errors] if self.overlay else [])
+                   + [self.search, self.count], **row),
             W.HBox([self.previous_button, self.sentence, self.next_button], **row),
             W.HBox([self.show_nulls, self.show_labels, self.show_spines, self.show_traces, self.compare,
                     self.zoom, self.save_button], **row),
@@ -168,11 +177,22 @@ class Explorer:
         self._refilter()
 
     # -- filtering and navigation -------------------------------------------------------------
+    def _error_counts(self) -> dict:
+        """Per sentence with an overlay graph over the same words: its error counts."""
+        from ..parser.analysis import sentence_errors
+
+        out = {}
+        for sid, g in self.by_id.items():
+            o = self.overlay.get(sid)
+            if o is not None and list(o.words) == list(g.words):
+                out[sid] = sentence_errors(g, o)
+        return out
+
     def _labelled(self, ids) -> list[tuple[str, str]]:
         return [(_preview(sid, self.texts[sid]), sid) for sid in ids]
 
     def matches(self, sid: str) -> bool:
-        """Whether sentence ``sid`` passes the structure, trace-type and search filters."""
+        """Whether sentence ``sid`` passes the structure, trace-type, error and search filters."""
         s = self.structures[sid]
         want = self.structure.value
         if want == "non-1EC" and s.one_endpoint_crossing:
@@ -185,6 +205,14 @@ class Explorer:
             g = self.by_id[sid]
             if not any(t == self.trace_type.value and k == 1 and c != p
                        for t, k, c, p in zip(g.trace, g.kind, g.child, g.parent)):
+                return False
+        if self.errors.value != "any":
+            counts = self.error_counts.get(sid)
+            if counts is None:
+                return False
+            if self.errors.value == "exact" and any(counts.values()):
+                return False
+            if self.errors.value != "exact" and not counts.get(self.errors.value):
                 return False
         query = " ".join(self.search.value.split()).lower()
         return not query or query in self._haystack[sid]

@@ -1,0 +1,214 @@
+"""``python -m plgraph parse`` and ``python -m plgraph parser evaluate|tagger``.
+
+::
+
+    python -m plgraph parse --model-dir M IN [IN ...] [--in ptb|tagged|text] [--out PATH] [--to ptb|shp]
+                            [--gold-tags|--predicted-tags] [--jobs N] [--max-words N] [--root TOP|ROOT]
+    python -m plgraph parser evaluate --model-dir M --split dev|test [--gold-tags|--predicted-tags]
+                                      [--json PATH] [--jobs N] [--limit K]
+    python -m plgraph parser tagger --model-dir M      # (re)train the folder's POS tagger
+
+``parse`` reads sentences from one or more files (:mod:`plgraph.parser.inputs`), parses them
+(:class:`~plgraph.parser.parse.Parser`) and writes one PTB tree a line (null elements and
+co-indices; root ``TOP`` by default, which EVALB's COLLINS.prm deletes) or SHP blocks.  Tags
+come from the input (``--in ptb|tagged``) unless ``--predicted-tags``; ``--in text`` is
+tagged by the model folder's POS tagger.  A sentence the parser cannot parse gets the
+reference's fallback parse; every such sentence, and every sentence the reader could not
+read, is listed on standard error.  Ctrl-C writes the sentences parsed so far to
+``PATH.partial`` (with ``--out``) and stops with exit status 130.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from ..cliargs import positive_int
+
+
+def _progress(args):
+    return args.progress if args.progress is not None else sys.stderr.isatty()
+
+
+def _tree_text(result, root: str) -> str:
+    tree = result.tree.copy()
+    tree.label = root
+    return tree.to_string()
+
+
+def _render(result, to: str, root: str) -> str:
+    from ..shp import format_shp
+
+    if to == "shp":
+        return format_shp(result.graph)
+    return _tree_text(result, root) + "\n"
+
+
+def _report(results, bad, seconds: float, prog: str) -> None:
+    from .evaluate import status_counts
+
+    n = len(results)
+    counts = status_counts(results)
+    print(f"{prog}: {n} sentences in {seconds:.1f} s ({n / max(seconds, 1e-9):.2f} sentences/s); "
+          + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)
+    for r in results:
+        if r.failed:
+            print(f"{prog}: fallback parse for {r.id}: {r.reason}", file=sys.stderr)
+    for where, reason in bad:
+        print(f"{prog}: skipped unreadable sentence {where}: {reason}", file=sys.stderr)
+
+
+def cmd_parse(args) -> int:
+    """Parse ``IN`` (module docstring).  The model and the input are read, and the output
+    checked writable, before the first sentence is parsed."""
+    from ..atomic import atomic_text, check_writable
+    from ..errors import InputError
+    from .inputs import ParseInput, read_input
+    from .parse import Parser
+
+    prog = "plgraph parse"
+    if args.out:
+        check_writable(args.out)
+    if args.input_format == "text" and args.gold_tags:
+        raise InputError("--gold-tags needs tagged input (--in ptb or --in tagged)")
+    data = ParseInput([])
+    for path in args.input:
+        part = read_input(path, args.input_format)
+        data.sentences += part.sentences
+        data.bad += part.bad
+    if not data.sentences:
+        _report([], data.bad, 0.0, prog)
+        raise InputError("no sentence could be read", source=", ".join(args.input))
+    parser = Parser.load(args.model_dir, max_words=args.max_words)
+    items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
+    results, chunks = [], []
+    start = time.perf_counter()
+    try:
+        for r in parser.parse_many(items, jobs=args.jobs, progress=_progress(args)):
+            results.append(r)
+            chunks.append(_render(r, args.to, args.root))
+            if not args.out:
+                sys.stdout.write(chunks[-1])
+    except KeyboardInterrupt:
+        if args.out and chunks:
+            atomic_text(args.out + ".partial", "".join(chunks))
+            print(f"{prog}: interrupted; the first {len(chunks)} sentences are in {args.out}.partial", file=sys.stderr)
+        raise
+    seconds = time.perf_counter() - start
+    if args.out:
+        atomic_text(args.out, "".join(chunks))
+    _report(results, data.bad, seconds, prog)
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    """Parse a split and score it (:func:`plgraph.parser.evaluate.evaluate_split`)."""
+    from .. import corpus
+    from ..atomic import atomic_json, check_writable
+    from .evaluate import evaluate_split, format_evaluation
+    from .parse import Parser
+
+    for path in (args.json, args.trees):
+        if path:
+            check_writable(path)
+    parser = Parser.load(args.model_dir, max_words=args.max_words)
+    c = corpus(args.split, args.ptb, progress=_progress(args))
+    sentences = c.sentences()
+    if args.limit:
+        sentences = sentences[:args.limit]
+    for b in c.skipped:
+        print(f"plgraph parser evaluate: skipped unreadable sentence {b}", file=sys.stderr)
+    doc, results = evaluate_split(parser, sentences, predicted_tags=args.predicted_tags, jobs=args.jobs,
+                                  ceiling=not args.no_ceiling, progress=_progress(args))
+    doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": len(c.skipped)})
+    if args.json:
+        atomic_json(args.json, doc)
+    if args.trees:
+        from ..atomic import atomic_text
+
+        atomic_text(args.trees, "".join(_tree_text(r, "TOP") + "\n" for r in results))
+    sys.stdout.write(f"split {args.split}: " + format_evaluation(doc))
+    return 0
+
+
+def cmd_tagger(args) -> int:
+    """(Re)train the model folder's POS tagger on the train split (``--limit``: as the
+    folder was trained)."""
+    from .. import corpus
+    from ..lock import folder_lock
+    from .cli import train_tagger
+    from .model import ParserFolder
+
+    folder = ParserFolder.open(args.model_dir)
+    with folder_lock(args.model_dir, "parser model folder"):
+        graphs = [s.graph for s in corpus("train", args.ptb, progress=_progress(args))]
+        limit = folder.header.get("limit")
+        if limit:
+            graphs = [g for g in graphs if len(g) <= folder.max_words][:limit]
+        train_tagger(args.model_dir, graphs)
+        dev = [(s.graph.words, s.graph.tags) for s in corpus("dev", args.ptb)]
+    from .tagger import FILE, PosTagger
+
+    acc = PosTagger.load(os.path.join(args.model_dir, FILE)).accuracy(dev)
+    print(f"POS tagger dev accuracy {acc:.2f}%")
+    return 0
+
+
+def _tag_options(p) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--gold-tags", action="store_true",
+                   help="use the input's tags (the default for --in ptb|tagged, and for evaluate)")
+    g.add_argument("--predicted-tags", action="store_true",
+                   help="tag with the model folder's POS tagger (NLTK's averaged perceptron, trained on train)")
+
+
+def register(sub) -> None:
+    """The top-level ``parse`` command."""
+    from .inputs import FORMATS
+    from .parse import DEFAULT_MAX_WORDS
+
+    p = sub.add_parser("parse", help="parse sentences with a trained graph parser into PTB trees with traces, or SHP",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="IN", nargs="+", help="input files, parsed in order (- for standard input)")
+    p.add_argument("--model-dir", required=True, metavar="M", help="a folder of `python -m plgraph parser train`")
+    p.add_argument("--in", dest="input_format", default="ptb", choices=FORMATS,
+                   help="ptb: bracketed trees (default); tagged: word_TAG tokens a line; text: tokens a line")
+    p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
+    p.add_argument("--to", default="ptb", choices=["ptb", "shp"], help="output format (default ptb)")
+    p.add_argument("--root", default="TOP", choices=["TOP", "ROOT"],
+                   help="root label of output trees (default TOP, deleted by EVALB's COLLINS.prm)")
+    _tag_options(p)
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (threads; default 1)")
+    p.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
+                   help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    p.set_defaults(func=cmd_parse)
+
+
+def add_parser_commands(ps) -> None:
+    """``parser evaluate`` and ``parser tagger`` (``ps``: the ``parser`` sub-parsers)."""
+    from .parse import DEFAULT_MAX_WORDS
+
+    e = ps.add_parser("evaluate", help="parse a split and score it: evalb, Johnson, trace edges, beside the seed")
+    e.add_argument("--model-dir", required=True, metavar="M")
+    e.add_argument("--split", default="dev", choices=["dev", "test"])
+    e.add_argument("--ptb", metavar="DIR", help="full LDC treebank (dev 22, test 23)")
+    _tag_options(e)
+    e.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
+    e.add_argument("--trees", metavar="PATH", help="also write the parsed trees (TOP root), one a line")
+    e.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (default 1)")
+    e.add_argument("--limit", type=positive_int, default=None, metavar="K", help="only the first K sentences")
+    e.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
+                   help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
+    e.add_argument("--no-ceiling", action="store_true", help="skip the representation's ceiling")
+    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    e.set_defaults(func=cmd_evaluate)
+    t = ps.add_parser("tagger", help="(re)train the model folder's POS tagger on the train split")
+    t.add_argument("--model-dir", required=True, metavar="M")
+    t.add_argument("--ptb", metavar="DIR")
+    t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    t.set_defaults(func=cmd_tagger)
+
+
+__all__ = ["register", "add_parser_commands", "cmd_parse", "cmd_evaluate", "cmd_tagger"]
