@@ -297,8 +297,14 @@ def test_the_baseline_is_pass_1s_tree_with_first_spines_and_no_traces(parser, de
         heads, _ = pr.arc.model.parse_encoded(enc)
         assert b.heads().tolist() == heads.tolist()
         assert not b.trace_edges() and not any("|" in sp for sp in b.spines)
-        first = pr.prune(bare).spines
-        assert b.spines == [pr.spine.labels.items[int(x[0])].split("|")[0] if len(x) else "_" for x in first]
+        first = [pr.spine.labels.items[int(x[0])].split("|")[0] if len(x) else "_" for x in pr.prune(bare).spines]
+        heads = b.heads().tolist()
+        for w, (got, want) in enumerate(zip(b.spines, first)):
+            dependents = [c for c in range(len(g)) if heads[c] == w + 1]
+            if want != "_" or not dependents:
+                assert got == want
+            else:     # an empty spine heading words: one level, the node its dependents attach to
+                assert got + "_0" == b.label[dependents[0]]
 
 
 def _toy(edges, spines=("_", "VP_S", "_")):
@@ -463,3 +469,20 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
     r = parser.parse_result(words, tags)
     assert r.status == "pass1" and str(r.tree) == want
     assert r.reason.startswith("pass 3 found no parse; the pass2 graph gives no tree: ")
+
+
+def test_a_head_with_an_empty_spine_gets_a_one_level_spine():
+    """A two-word sentence whose pass-1 tree hangs "Markets" from "--" (spine ``_``) at
+    ``NP_0``: as it stands it gives no tree (a child under a pre-terminal); repaired, "--"
+    heads an NP."""
+    from plgraph.errors import ConversionError
+    from plgraph.parser.decode import with_head_spines
+
+    g = Graph.from_edges(["Markets", "--"], ["NNS", ":"], ["NP-SBJ", "_"],
+                         [(1, 2, 0, "NP_0", False, "NP-SBJ_0", False, "_"), (2, 0, 0, "ROOT_0", False, "_", False, "_")])
+    with pytest.raises(ConversionError):
+        graph_to_tree(g, use_null_positions=False)
+    fixed = with_head_spines(g)
+    assert fixed.spines == ["NP-SBJ", "NP"] and fixed.child_label.tolist() == ["NP-SBJ_0", "NP_0"]
+    assert str(graph_to_tree(fixed, use_null_positions=False)) == "(ROOT (NP (NP-SBJ (NNS Markets)) (: --)))"
+    assert with_head_spines(fixed) is fixed

@@ -12,14 +12,15 @@
   (:func:`plgraph.eval.ceiling.representation_ceiling`, which keeps every gold edge).
 * :func:`baseline_graph` -- what the coarse passes alone give: pass 1's best projective
   tree (its labels are attachment nodes) with each word's most probable spine (self
-  loops dropped), no traces.  The value of passes 2 and 3 is the gap above it.
+  loops dropped; a word heading others whose spine is empty gets a one-level one,
+  :func:`~plgraph.parser.decode.with_head_spines`), no traces.  The value of passes 2 and 3 is the gap above it.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..graph import STRUCTURAL, Graph
-from .decode import decoded_graph
+from .decode import decoded_graph, with_head_spines
 from .labels import LabelVocab
 
 
@@ -64,7 +65,7 @@ def baseline_graph(pruners, words, tags, *, sid: str | None = None, options: dic
     spines = [str(items[int(s[0])]).split("|", 1)[0] if len(s) else "_" for s in pruned.spines]
     edges = [(w + 1, int(h), STRUCTURAL, str(lab), False, _top_node(spines[w]), False, "_")
              for w, (h, lab) in enumerate(zip(hs, ls))]
-    return Graph.from_edges(words, tags, spines, edges, id=sid, options=dict(options or {}))
+    return with_head_spines(Graph.from_edges(words, tags, spines, edges, id=sid, options=dict(options or {})))
 
 
 __all__ = ["oracle_graph", "baseline_graph"]

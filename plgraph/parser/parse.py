@@ -36,7 +36,7 @@ from ..convert import graph_to_tree
 from ..errors import InputError
 from ..graph import Graph
 from ..tree import Tree
-from .decode import decoded_graph, fallback_graph
+from .decode import decoded_graph, fallback_graph, with_head_spines
 
 #: how many words a sentence may have before it gets the fallback parse (the model's
 #: training limit is usually 40; longer sentences are parsed, more slowly)
@@ -193,8 +193,8 @@ class Parser:
             status = "relaxed"
         # pass 3 found nothing: pass 2's graph with the spine classifier's first spines
         idents = [self.inventory.identities[int(s)] if s >= 0 else "_" for s in s3.fallback_spines]
-        return decoded_graph(words, tags, out2.edges, idents, self.vocab, sid=sid, options=self.options), \
-            "pass2", "pass 3 found no parse, also under relaxed pruning"
+        graph = decoded_graph(words, tags, out2.edges, idents, self.vocab, sid=sid, options=self.options)
+        return with_head_spines(graph), "pass2", "pass 3 found no parse, also under relaxed pruning"
 
     # -- many sentences ---------------------------------------------------------------------
     def parse_many(self, sentences, *, jobs: int = 1, progress=None, desc: str = "parsing"):
