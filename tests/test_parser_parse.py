@@ -486,3 +486,24 @@ def test_a_head_with_an_empty_spine_gets_a_one_level_spine():
     assert fixed.spines == ["NP-SBJ", "NP"] and fixed.child_label.tolist() == ["NP-SBJ_0", "NP_0"]
     assert str(graph_to_tree(fixed, use_null_positions=False)) == "(ROOT (NP (NP-SBJ (NNS Markets)) (: --)))"
     assert with_head_spines(fixed) is fixed
+
+
+def test_the_committed_learning_curve_is_consistent(sample_dir):
+    """figures/learning_curve.json (``python -m plgraph figures --only learning_curve``):
+    its trends are the least-squares fits of its points, its sizes the train split's."""
+    import math
+    from pathlib import Path
+
+    import plgraph
+    from plgraph.parser.learning_curve import FRACTIONS, FULL_TRAIN, SEED_F1, SEED_TRACE_F, fit_trend
+
+    doc = json.loads((Path(__file__).resolve().parent.parent / "figures" / "learning_curve.json").read_text())
+    pts = doc["points"]
+    total = sum(1 for s in plgraph.corpus("train").sentences() if len(s.graph.words) <= 40)
+    assert [p["fraction"] for p in pts] == list(FRACTIONS) and pts[-1]["sentences"] == total == 2831
+    assert [p["sentences"] for p in pts[:-1]] == [round(f * total) for f in FRACTIONS[:-1]]
+    for key in ("evalb_f1", "trace_f"):
+        a, b = fit_trend([p["sentences"] for p in pts], [p[key] for p in pts])
+        assert doc["trend"][key]["at_full_train"] == pytest.approx(a + b * math.log(FULL_TRAIN), abs=0.01)
+    assert doc["seed"] == {"evalb_f1": SEED_F1, "trace_f": SEED_TRACE_F}
+    assert pts[0]["evalb_f1"] < pts[1]["evalb_f1"] < pts[2]["evalb_f1"]

@@ -78,7 +78,7 @@ def plot_pruning(stats: dict, ax=None):
         xs += [r["structural_kept_seed_pct"] for r in curve]
     for name, kept, rec in SEED_POINTS:
         ax.plot([kept], [rec], "*", color="black", markersize=11, alpha=0.7)
-        ax.annotate(name, (kept, rec), textcoords="offset points", xytext=(6, -12), fontsize=8)
+        ax.annotate(name, (kept, rec), textcoords="offset points", xytext=(-8, -4), ha="right", va="top", fontsize=8)
         xs.append(kept)
     ax.set_xscale("log")
     if xs:
