@@ -448,7 +448,7 @@ def test_parser_plots_draw_every_epoch_and_pruning_point():
     plt.close(ax.figure)
 
 
-def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_sentences, monkeypatch):
+def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_sentences, monkeypatch, capsys):
     """No derivation at all, or a pass-2 graph with crossing structural edges (no tree):
     pass 1's projective tree with the first spines; the reason says why."""
     from plgraph.parser.bounds import baseline_graph
@@ -469,6 +469,10 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
     r = parser.parse_result(words, tags)
     assert r.status == "pass1" and str(r.tree) == want
     assert r.reason.startswith("pass 3 found no parse; the pass2 graph gives no tree: ")
+    from plgraph.parser.parse_cli import _report
+
+    _report([r], [], 1.0, "plgraph parse")
+    assert f"None not parsed by pass 3, pass1's output kept: {r.reason}" in capsys.readouterr().err
 
 
 def test_a_head_with_an_empty_spine_gets_a_one_level_spine():

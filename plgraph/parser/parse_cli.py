@@ -55,6 +55,8 @@ def _report(results, bad, seconds: float, prog: str) -> None:
     for r in results:
         if r.failed:
             print(f"{prog}: fallback parse for {r.id}: {r.reason}", file=sys.stderr)
+        elif r.status in ("pass2", "pass1"):
+            print(f"{prog}: {r.id} not parsed by pass 3, {r.status}'s output kept: {r.reason}", file=sys.stderr)
     for where, reason in bad:
         print(f"{prog}: skipped unreadable sentence {where}: {reason}", file=sys.stderr)
 
