@@ -228,7 +228,8 @@ def write_shp(graphs: Iterable[Graph], path=None, comments: bool = True):
 # ---------------------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------------------
-def _top_node_name(spine: str) -> str:
+def top_node_name(spine: str) -> str:
+    """The name of a spine's top node (``VP_S`` -> ``S_0``, ``VP_VP`` -> ``VP_1``; ``_`` for none)."""
     if spine == "_":
         return "_"
     parts = [p for p in split_top(spine) if p and p[0] != "("]
@@ -328,7 +329,7 @@ def _parse_block(lines: list[tuple[int, str]], source: str, fallback_id: str) ->
     for idx, head, lab, lineno in structural:
         if not 0 <= head <= n:
             raise SHPFormatError(f"structural parent {head} outside 0..{n}", source, here, lineno)
-        edges.append((idx, head, STRUCTURAL, lab, False, _top_node_name(spines[idx - 1]), False, "_"))
+        edges.append((idx, head, STRUCTURAL, lab, False, top_node_name(spines[idx - 1]), False, "_"))
     for word, lineno in comment_words:
         if not 1 <= word <= n:
             raise SHPFormatError(f"plgraph comment names word {word}, outside 1..{n}", source, here, lineno)

@@ -27,10 +27,11 @@ from .evalb import evalb
 from .graphs import graphs
 from .traces import traces
 
-__all__ = ["round_trip", "raw_gold_trees", "representation_ceiling", "score_outputs", "format_ceiling", "cli_main"]
+__all__ = ["with_root", "round_trip", "raw_gold_trees", "representation_ceiling", "score_outputs", "format_ceiling", "cli_main"]
 
 
-def _with_root(tree, label: str):
+def with_root(tree, label: str):
+    """A copy of ``tree`` whose root is labelled ``label`` (``TOP``, ``ROOT``)."""
     out = tree.copy()
     out.label = label
     return out
@@ -98,11 +99,11 @@ def score_outputs(sentences, test_trees, test_graphs, failures=()) -> dict:
     ids = [s.id for s in sentences]
     out: dict = {"sentences": len(sentences), "failures": [list(f) for f in failures]}
     for key, root in (("evalb_top", "TOP"), ("evalb_root_counted", "ROOT")):
-        result = evalb([_with_root(t, root) for t in gold_t],
-                       ["" if t is None else _with_root(t, root) for t in test_t])
+        result = evalb([with_root(t, root) for t in gold_t],
+                       ["" if t is None else with_root(t, root) for t in test_t])
         out[key] = {k: dict(v) for k, v in result.summary.items()}
     raw = raw_gold_trees(sentences)
-    result = evalb([_with_root(t, "TOP") for t in raw], ["" if t is None else _with_root(t, "TOP") for t in test_t])
+    result = evalb([with_root(t, "TOP") for t in raw], ["" if t is None else with_root(t, "TOP") for t in test_t])
     out["evalb_raw_top"] = {k: dict(v) for k, v in result.summary.items()}
     out["evalb_raw_top"]["messages"] = list(result.messages)
     for key, null_only in (("traces", False), ("traces_null_only", True)):

@@ -85,20 +85,17 @@ def length_table(sentences, results, bins=LENGTH_BINS):
     sentences; ``results``: their :class:`~plgraph.parser.parse.ParseResult` s."""
     import pandas as pd
 
+    from ..eval.ceiling import with_root
     from ..eval.evalb import evalb
     from ..eval.graphs import graphs
-
-    def top(t):
-        t = t.copy()
-        t.label = "TOP"
-        return t
 
     out = []
     for lo, hi in bins:
         keep = [k for k, s in enumerate(sentences) if lo <= len(s.graph.words) <= hi]
         if not keep:
             continue
-        ev = evalb([top(sentences[k].tree) for k in keep], [top(results[k].tree) for k in keep])
+        ev = evalb([with_root(sentences[k].tree, "TOP") for k in keep],
+                   [with_root(results[k].tree, "TOP") for k in keep])
         gr = graphs([sentences[k].graph for k in keep], [results[k].graph for k in keep]).totals
         tr = gr["seed_unlabeled_trace_edge"]
         out.append({"words": f"{lo}-{hi}" if hi < 10_000 else f"{lo}+", "sentences": len(keep),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import STRUCTURAL, Graph
+from ..shp import top_node_name
 from .decode import decoded_graph, with_head_spines
 from .labels import LabelVocab
 
@@ -44,13 +45,6 @@ def oracle_graph(graph: Graph, vocab: LabelVocab) -> Graph:
     return g
 
 
-def _top_node(spine: str) -> str:
-    from ..spine import parse_spine
-
-    levels, _ = parse_spine(spine)
-    return levels[-1].name if levels else "_"
-
-
 def baseline_graph(pruners, words, tags, *, sid: str | None = None, options: dict | None = None) -> Graph:
     """Pass 1's tree with the spine classifier's first spines (module docstring)."""
     from ..encoding import encode_graph
@@ -63,7 +57,7 @@ def baseline_graph(pruners, words, tags, *, sid: str | None = None, options: dic
     pruned = pruners.prune(g)
     items = pruners.spine.labels.items
     spines = [str(items[int(s[0])]).split("|", 1)[0] if len(s) else "_" for s in pruned.spines]
-    edges = [(w + 1, int(h), STRUCTURAL, str(lab), False, _top_node(spines[w]), False, "_")
+    edges = [(w + 1, int(h), STRUCTURAL, str(lab), False, top_node_name(spines[w]), False, "_")
              for w, (h, lab) in enumerate(zip(hs, ls))]
     return with_head_spines(Graph.from_edges(words, tags, spines, edges, id=sid, options=dict(options or {})))
 

@@ -75,17 +75,15 @@ def results_of_graphs(graphs, status: str) -> list:
     baseline's): their trees, or the fallback parse when a graph gives none."""
     from ..convert import graph_to_tree
     from ..errors import InputError
-    from .decode import fallback_graph
-    from .parse import ParseResult
+    from .parse import ParseResult, fallback_result
 
     out = []
     for g in graphs:
         try:
             out.append(ParseResult(g.id, g.words, g.tags, g, graph_to_tree(g, use_null_positions=False), status))
         except InputError as err:
-            f = fallback_graph(g.words, g.tags, sid=g.id, options=g.options)
-            out.append(ParseResult(g.id, g.words, g.tags, f, graph_to_tree(f, use_null_positions=False), "fallback",
-                                   f"{status} graph gives no tree: {err.reason}"))
+            out.append(fallback_result(g.words, g.tags, g.id, f"{status} graph gives no tree: {err.reason}",
+                                       g.options))
     return out
 
 

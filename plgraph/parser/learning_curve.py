@@ -63,8 +63,7 @@ def point(fraction: float, root=None, *, ptb=None, jobs: int = 2, log=print) -> 
         folder = repository_model()          # `make parser-model`: the same command without --limit
     result = folder / "evaluate-test-len40.json"
     if not result.exists():
-        if not (folder / "parser.json").exists() or "pass3" not in json.loads(
-                (folder / "parser.json").read_text(encoding="utf-8")).get("trained", []):
+        if not _trained(folder):
             if log:
                 log(f"training the {100 * fraction:.0f}% model ({k} sentences) into {folder}")
             os.makedirs(folder, exist_ok=True)

@@ -67,6 +67,13 @@ class ParseResult:
         return self.status == "fallback"
 
 
+def fallback_result(words, tags, sid, reason: str, options: dict | None = None, seconds: float = 0.0) -> ParseResult:
+    """The reference's fallback parse of a sentence as a :class:`ParseResult` (``fallback``)."""
+    g = fallback_graph(words, tags, sid=sid, options=options)
+    return ParseResult(sid, list(words), list(tags), g, graph_to_tree(g, use_null_positions=False), "fallback",
+                       reason, seconds)
+
+
 class Parser:
     """A trained parser (``python -m plgraph parser train``) ready to parse.
 
@@ -115,9 +122,12 @@ class Parser:
     def tag(self, words) -> list[str]:
         """POS tags of ``words`` from the model folder's tagger."""
         if self.tagger is None:
-            raise InputError(f"the model in {self.model_dir} has no POS tagger (tagger.json): give the tags "
-                             f"(word_TAG tokens, --in tagged, or PTB trees, --in ptb)")
+            raise self._no_tagger()
         return self.tagger.tag(words)
+
+    def _no_tagger(self) -> InputError:
+        return InputError(f"the model in {self.model_dir} has no POS tagger (tagger.json): give the tags "
+                          f"(word_TAG tokens, --in tagged, or PTB trees, --in ptb)")
 
     def parse(self, words, tags=None, *, sid: str | None = None) -> Graph:
         """The predicted :class:`Graph` of ``words`` (tags from the tagger when ``tags`` is None)."""
@@ -162,9 +172,7 @@ class Parser:
                            list(graph.warnings))
 
     def _fallback(self, words, tags, sid, reason: str, start: float) -> ParseResult:
-        g = fallback_graph(words, tags, sid=sid, options=self.options)
-        return ParseResult(sid, words, tags, g, graph_to_tree(g, use_null_positions=False), "fallback", reason,
-                           time.perf_counter() - start)
+        return fallback_result(words, tags, sid, reason, self.options, time.perf_counter() - start)
 
     def _cascade(self, words, tags, sid):
         """``(graph, status, reason)``; graph None when nothing parsed."""
@@ -208,7 +216,7 @@ class Parser:
 
         sentences = list(sentences)
         if self.tagger is None and any(tags is None for _, tags, _ in sentences):
-            self.tag(["x"])                       # raises: no tagger to tag untagged input
+            raise self._no_tagger()
 
         def one(item):
             words, tags, sid = item
@@ -242,4 +250,4 @@ class Parser:
                       max_words=self.max_words, model_dir=self.model_dir)
 
 
-__all__ = ["Parser", "ParseResult", "DEFAULT_MAX_WORDS", "STATUSES"]
+__all__ = ["Parser", "ParseResult", "fallback_result", "DEFAULT_MAX_WORDS", "STATUSES"]

@@ -32,9 +32,9 @@ def _progress(args):
 
 
 def _tree_text(result, root: str) -> str:
-    tree = result.tree.copy()
-    tree.label = root
-    return tree.to_string()
+    from ..eval.ceiling import with_root
+
+    return with_root(result.tree, root).to_string()
 
 
 def _render(result, to: str, root: str) -> str:
