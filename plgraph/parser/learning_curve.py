@@ -56,13 +56,13 @@ def point(fraction: float, root=None, *, ptb=None, jobs: int = 2, log=print) -> 
     from .shared_model import _trained, repository_model
 
     root = Path(root or default_root())
-    total = _train_sentences(ptb)
-    k = total if fraction >= 1.0 else max(1, int(round(fraction * total)))
     folder = root / f"train-{int(round(100 * fraction))}"
     if fraction >= 1.0 and not ptb and _trained(repository_model()):
         folder = repository_model()          # `make parser-model`: the same command without --limit
     result = folder / "evaluate-test-len40.json"
     if not result.exists():
+        total = _train_sentences(ptb)        # read the train split only when there is work
+        k = total if fraction >= 1.0 else max(1, int(round(fraction * total)))
         if not _trained(folder):
             if log:
                 log(f"training the {100 * fraction:.0f}% model ({k} sentences) into {folder}")
@@ -98,6 +98,13 @@ def fit_trend(xs, ys) -> tuple[float, float]:
     return my - b * mx, b
 
 
+def trend_at(points, key: str, x: float = FULL_TRAIN) -> tuple[float, float, float]:
+    """``(a, b, a + b ln x)``: :func:`fit_trend` of ``points``' ``key`` against their
+    sentences, and its value at ``x``."""
+    a, b = fit_trend([p["sentences"] for p in points], [p[key] for p in points])
+    return a, b, a + b * math.log(x)
+
+
 def curve(root=None, *, ptb=None, fractions=FRACTIONS, jobs: int = 2, log=print) -> list[dict]:
     """Every point of the curve (training what is missing)."""
     return [point(f, root, ptb=ptb, jobs=jobs, log=log) for f in fractions]
@@ -117,10 +124,10 @@ def plot_learning_curve(points, ax=None):
     for key, seed, colour, name in (("evalb_f1", SEED_F1, "#1f77b4", "evalb F1 (<= 40 words)"),
                                     ("trace_f", SEED_TRACE_F, "#d62728", "trace edges F (unlabelled)")):
         ys = [p[key] for p in points]
-        a, b = fit_trend(xs, ys)
+        a, b, at_full = trend_at(points, key)
         ax.plot(xs, ys, "o-", color=colour, label=f"{name}: sample")
         ax.plot(grid, [a + b * math.log(x) for x in grid], "--", color=colour, alpha=0.6,
-                label=f"{name}: trend, {a + b * math.log(FULL_TRAIN):.1f} at {FULL_TRAIN:,}")
+                label=f"{name}: trend, {at_full:.1f} at {FULL_TRAIN:,}")
         ax.plot([FULL_TRAIN], [seed], "*", color=colour, markersize=13, label=f"{name}: seed, {seed}")
         for x, y in zip(xs, ys):
             ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
@@ -150,12 +157,12 @@ def write_learning_curve(outdir, ptb=None, root=None) -> list[Path]:
     plt.close(fig)
     trends = {}
     for key in ("evalb_f1", "trace_f"):
-        a, b = fit_trend([p["sentences"] for p in pts], [p[key] for p in pts])
-        trends[key] = {"a": round(a, 4), "b": round(b, 4), "at_full_train": round(a + b * math.log(FULL_TRAIN), 2)}
+        a, b, at_full = trend_at(pts, key)
+        trends[key] = {"a": round(a, 4), "b": round(b, 4), "at_full_train": round(at_full, 2)}
     atomic_json(out / "learning_curve.json", {"points": pts, "trend": trends, "full_train": FULL_TRAIN,
                                               "seed": {"evalb_f1": SEED_F1, "trace_f": SEED_TRACE_F}})
     return written + [out / "learning_curve.json"]
 
 
-__all__ = ["FRACTIONS", "FULL_TRAIN", "SEED_F1", "SEED_TRACE_F", "point", "curve", "fit_trend",
+__all__ = ["FRACTIONS", "FULL_TRAIN", "SEED_F1", "SEED_TRACE_F", "point", "curve", "fit_trend", "trend_at",
            "plot_learning_curve", "write_learning_curve"]
