@@ -15,10 +15,10 @@ help: ## list the targets
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[notebooks,test]'
+	$(PY) -m pip install --quiet -e '.[notebooks,test,dist]'
 	@touch $(STAMP)
 
-install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook and test extras
+install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test and dist (Dask) extras
 
 demo: $(STAMP) ## read the PTB sample, convert and classify every tree, print the coverage tables, write figures/
 	$(PY) -m plgraph coverage --json figures/coverage.json --figures figures
@@ -28,7 +28,7 @@ test: $(STAMP) ## run the whole suite, notebooks included (quick mode)
 
 test-browser: $(STAMP) ## drive the arc explorer in headless Chromium (installs Debian's chromium if missing)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
-	$(PY) -m pip install --quiet -e '.[notebooks,test,ui]'
+	$(PY) -m pip install --quiet -e '.[notebooks,test,dist,ui]'
 	PLGRAPH_QUICK=1 $(PY) -m pytest tests/test_browser.py -m browser -q -p no:cacheprovider
 
 figures: $(STAMP) ## regenerate everything in figures/ (the learning curve trains its 25%/50% models once, ~1 h)
@@ -58,7 +58,7 @@ check-evalb: $(STAMP) ## plgraph's evalb against the C EVALB on ~30,000 fuzzed p
 
 screenshots: $(STAMP) ## Run All of notebooks 01 04 05 07 in JupyterLab in headless Chromium; PNGs to /tmp/plgraph-screens
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
-	$(PY) -m pip install --quiet -e '.[notebooks,test,ui]'
+	$(PY) -m pip install --quiet -e '.[notebooks,test,dist,ui]'
 	$(PY) tools/screenshots/capture.py --out /tmp/plgraph-screens --tall 01 04 05 07
 
 notebooks: $(STAMP) ## run every notebook in full mode (outputs are not saved)

@@ -3,13 +3,18 @@
 Commands
 --------
 coverage   the two coverage tables of the seed, ours beside the paper's
-convert    PTB <-> SHP conversion of one file
+convert    PTB <-> SHP conversion of one file, or of every .mrg file under a folder
 parse      parse sentences with a trained graph parser (PTB trees with traces, or SHP)
 figures    regenerate every figure of figures/ (same as ``python -m plgraph.figures``)
 
 Each subsystem adds its commands from its own module: a module listed in
 :data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds sub-commands
 whose ``func(args) -> int`` runs them.
+
+``coverage``, ``convert`` and ``dep parse`` take ``--dask [ADDRESS]``
+(:mod:`plgraph.dist`): the work goes out in chunks of files (or sentences), the output is
+byte-identical to the serial run's, and with an output file the finished chunks are kept
+in ``OUT.chunks/`` so that an interrupted run continues with ``--resume``.
 """
 from __future__ import annotations
 
@@ -17,7 +22,10 @@ import argparse
 import os
 import sys
 import time
+from dataclasses import dataclass
 
+from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
+                       file_items, run_corpus_chunks)
 from .errors import PlgraphError
 
 
@@ -36,28 +44,90 @@ def _options(args):
     return ConversionOptions(args.heads, not args.no_null_reversal, args.gapping_shift).normalised()
 
 
+def coverage_task(spec: dict, chunk: list) -> dict:
+    """Dask task of ``coverage --dask``: read the chunk's files (``[name, path, size,
+    mtime_ns]`` items) and turn every tree into its :func:`plgraph.coverage.sentence_records`.
+    Returns ``{"bad": [...], "items": [...]}``: the trees that could not be read (as
+    BadSentence lists) and, per readable tree in file order, ``{"records": [...]}`` or
+    ``{"skipped": BadSentence list}`` -- everything the driver needs to assemble the same
+    :class:`~plgraph.coverage.CoverageResult` as the serial run."""
+    from .coverage import sentence_records, skipped_sentence
+    from .errors import InputError
+    from .ptb.reader import BadSentence, read_ptb
+
+    bad, items = [], []
+    for name, path, *_ in chunk:
+        for item in read_ptb(path, on_error="skip"):
+            if isinstance(item, BadSentence):
+                bad.append(bad_to_json(item, name, path))
+                continue
+            try:
+                items.append({"records": sentence_records(item, spec["root"], spec["strict"])})
+            except InputError as err:
+                items.append({"skipped": bad_to_json(skipped_sentence(item, err), name, path)})
+    return {"bad": bad, "items": items}
+
+
+def _coverage_on_dask(args, files, client):
+    """The serial run's :class:`CoverageResult` (same tables, same skipped list in the
+    same order), computed by :func:`coverage_task` on chunks of ``--chunk-size`` files."""
+    from .coverage import coverage_from_records
+    from .dist.chunks import cut
+
+    state = dask_state_dir(args, args.json, "--json")
+    run = run_corpus_chunks("coverage", client, coverage_task, {"root": args.root, "strict": bool(args.strict)},
+                            cut(file_items(files), args.chunk_size), state, args, desc="coverage", unit="file")
+    bad, records, skipped = [], [], []
+    for part in run.results:
+        bad.extend(bad_from_json(b) for b in part["bad"])
+        for item in part["items"]:
+            if "records" in item:
+                records.extend(item["records"])
+            else:
+                skipped.append(bad_from_json(item["skipped"]))
+    result = coverage_from_records(records, skipped, args.root)
+    result.skipped = bad + result.skipped
+    return result, run, state
+
+
 def cmd_coverage(args) -> int:
-    from .corpora import iter_trees
+    """Both coverage tables.  With ``--dask`` the files go out in chunks
+    (:func:`coverage_task`) and the driver assembles the same result, so the tables and
+    ``--json`` are byte-identical to the serial run's; with ``--json`` the finished chunks
+    are kept in ``JSON.chunks/`` until the JSON is written (``--resume`` continues)."""
     from .coverage import compute_coverage
     from .data import ptb_files
     from .atomic import check_writable, check_writable_dir
+    from .dist.chunks import remove_state
+    from .dist.cli import client_for
     from .structure import warmup
 
+    dask_state_dir(args, args.json, "--json")      # --resume checks, before any work
     warmup()
     for out in filter(None, [args.json]):
         check_writable(out)
     if args.figures:
         check_writable_dir(args.figures)
     files = ptb_files(args.split, args.ptb)
-    bad: list = []
     start = time.perf_counter()
-    trees = list(iter_trees(files, progress=args.progress, bad=bad))
-    result = compute_coverage(trees, root=args.root, progress=args.progress, strict=args.strict)
-    result.skipped = bad + result.skipped
+    run = state = None
+    with client_for(args) as client:
+        if client is None:
+            from .corpora import iter_trees
+
+            bad: list = []
+            trees = list(iter_trees(files, progress=args.progress, bad=bad))
+            result = compute_coverage(trees, root=args.root, progress=args.progress, strict=args.strict)
+            result.skipped = bad + result.skipped
+        else:
+            result, run, state = _coverage_on_dask(args, files, client)
     elapsed = time.perf_counter() - start
     source = args.ptb or "NLTK PTB sample"
     if args.json:  # the results first: a failing terminal must not lose them
         result.write_json(args.json)
+        remove_state(state)
+    if run is not None:
+        dask_summary("coverage", run)
     print(f"# {source}, split {args.split}: {result.n_sentences} sentences from {len(files)} files "
           f"({elapsed:.1f} s)")
     print(result.format_text())
@@ -71,20 +141,52 @@ def cmd_coverage(args) -> int:
     return 0
 
 
-def cmd_convert(args) -> int:
-    """Convert one file.  Sentences that cannot be read or converted are skipped and
-    listed on stderr (file, line, sentence id), as are the warnings the conversion
-    attaches to a graph.  When no sentence converts, nothing is written (an existing
-    output stays as it was) and the run fails."""
-    from .convert import graph_to_tree, tree_to_graph
-    from .errors import InputError
+# -- convert ------------------------------------------------------------------------------
+@dataclass
+class ConvertedFile:
+    """What :func:`convert_file` made of one input file: the output ``text`` of its
+    converted sentences (in file order), how many there are (``n_sentences``), the
+    ``warnings`` attached to converted sentences (``(sentence id, warning)``, in order)
+    and the ``skipped`` sentences (:class:`~plgraph.ptb.reader.BadSentence`, unreadable
+    or unconvertible, in file order)."""
+
+    text: str
+    n_sentences: int
+    warnings: list
+    skipped: list
+
+    def to_json(self, name: str, path: str) -> dict:
+        """JSON-able form (what a Dask task returns); sources spelled ``name``."""
+        return {"text": self.text, "n": self.n_sentences, "warnings": [list(w) for w in self.warnings],
+                "skipped": [bad_to_json(b, name, path) for b in self.skipped]}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "ConvertedFile":
+        return cls(doc["text"], doc["n"], [tuple(w) for w in doc["warnings"]],
+                   [bad_from_json(b) for b in doc["skipped"]])
+
+
+def convert_settings(args) -> dict:
+    """The JSON-able settings of a ``convert`` run that :func:`convert_file` needs."""
+    return {"from": args.from_format, "to": args.to, "heads": args.heads,
+            "null_reversal": not args.no_null_reversal, "gapping_shift": bool(args.gapping_shift),
+            "strict": bool(args.strict), "comments": not args.no_comments, "guess_nulls": bool(args.guess_nulls)}
+
+
+def convert_file(src, settings: dict) -> ConvertedFile:
+    """Convert one file (PTB brackets or SHP: ``settings["from"]``, or by extension:
+    ``.shp`` is SHP, anything else PTB) to ``settings["to"]``.  A sentence that cannot be
+    read or converted (a PlgraphError, or a structure too deep to handle) is skipped with
+    its reason instead of stopping the file; an unreadable file raises.  The serial and
+    the ``--dask`` runs of ``convert`` both call this, once per file."""
+    from .convert import ConversionOptions, graph_to_tree, tree_to_graph
     from .ptb.reader import BadSentence, read_ptb
     from .shp import format_shp, read_shp
 
-    src = args.input
-    fmt_in = args.from_format or ("shp" if src.endswith(".shp") else "ptb")
-    opts = _options(args)
-    comments = not args.no_comments
+    src = os.fspath(src)
+    fmt_in = settings["from"] or ("shp" if src.endswith(".shp") else "ptb")
+    to, strict, comments = settings["to"], settings["strict"], settings["comments"]
+    opts = ConversionOptions(settings["heads"], settings["null_reversal"], settings["gapping_shift"]).normalised()
     out_chunks: list[str] = []
     bad: list = []
     notes: list[tuple[str, str]] = []  # (sentence id, warning) of converted sentences
@@ -104,16 +206,16 @@ def cmd_convert(args) -> int:
         notes.extend((str(sid), w) for w in warnings)
 
     def ptb_item(item):
-        if args.to == "ptb":
+        if to == "ptb":
             return item.tree.to_string() + "\n", []
-        graph = tree_to_graph(item.tree, opts, sid=item.id, strict=args.strict)
+        graph = tree_to_graph(item.tree, opts, sid=item.id, strict=strict)
         return format_shp(graph, comments=comments), list(graph.warnings)
 
     def shp_item(graph):
-        if args.to == "shp":
+        if to == "shp":
             return format_shp(graph, comments=comments), list(graph.warnings)
         before = len(graph.warnings)
-        tree = graph_to_tree(graph, use_null_positions=not args.guess_nulls)
+        tree = graph_to_tree(graph, use_null_positions=not settings["guess_nulls"])
         return tree.to_string() + "\n", graph.warnings[before:]
 
     if fmt_in == "ptb":
@@ -126,22 +228,89 @@ def cmd_convert(args) -> int:
             continue
         sid = item.id if fmt_in == "ptb" else (item.id or str(k))
         convert_one(sid, getattr(item, "index", k), lambda item=item: work(item))
-    for sid, warning in notes:
-        print(f"plgraph convert: warning: {src}, sentence {sid}: {warning}", file=sys.stderr)
+    return ConvertedFile("".join(out_chunks), len(out_chunks), notes, bad)
+
+
+def convert_task(spec: dict, chunk: list) -> list[dict]:
+    """Dask task of ``convert --dask``: :func:`convert_file` on each of the chunk's files
+    (``[name, path, size, mtime_ns]`` items), as :meth:`ConvertedFile.to_json`, in order."""
+    return [convert_file(path, spec).to_json(name, path) for name, path, *_ in chunk]
+
+
+def convert_inputs(src, from_format: str | None = None) -> list:
+    """The files ``convert IN`` reads: ``IN`` itself, or for a folder every ``*.mrg``
+    file under it (``*.shp`` with ``--from shp``), recursively, sorted by their path
+    relative to ``IN`` (folder by folder).  A folder without one is an InputError."""
+    from pathlib import Path
+
+    from .errors import InputError
+
+    if not os.path.isdir(src):
+        return [src]
+    pattern = "*.shp" if from_format == "shp" else "*.mrg"
+    root = Path(src)
+    files = sorted((p for p in root.rglob(pattern) if p.is_file()), key=lambda p: p.relative_to(root).parts)
+    if not files:
+        raise InputError(f"no {pattern} file under this folder", source=src)
+    return [os.fspath(p) for p in files]
+
+
+def cmd_convert(args) -> int:
+    """Convert one file, or every ``.mrg`` file under a folder (:func:`convert_inputs`),
+    concatenated in that order.  Sentences that cannot be read or converted are skipped
+    and listed on stderr (file, line, sentence id), as are the warnings the conversion
+    attaches to a graph.  When no sentence converts, nothing is written (an existing
+    output stays as it was) and the run fails.
+
+    With ``--dask`` the files go out in chunks of ``--chunk-size``
+    (:func:`convert_task`); output and stderr report are byte-identical to the serial
+    run's.  With ``--out``, finished chunks are kept in ``OUT.chunks/`` until the output
+    is written (``--resume`` continues a killed run)."""
+    from .dist.chunks import remove_state
+    from .dist.cli import client_for
+    from .errors import InputError
+
+    src = args.input
+    state = dask_state_dir(args, args.out)
+    settings = convert_settings(args)
+    files = convert_inputs(src, args.from_format)
+    run = None
+    with client_for(args) as client:
+        if client is None:
+            converted = [convert_file(f, settings) for f in files]
+        else:
+            from .dist.chunks import cut
+
+            if args.out:
+                from .atomic import check_writable
+
+                check_writable(args.out)
+            run = run_corpus_chunks("convert", client, convert_task, settings, cut(file_items(files), args.chunk_size),
+                                    state, args, desc="convert", unit="file")
+            converted = [ConvertedFile.from_json(doc) for part in run.results for doc in part]
+    if run is not None:
+        dask_summary("convert", run)
+    for f, c in zip(files, converted):
+        for sid, warning in c.warnings:
+            print(f"plgraph convert: warning: {f}, sentence {sid}: {warning}", file=sys.stderr)
+    bad = [b for c in converted for b in c.skipped]
     if bad:
         print(f"plgraph convert: skipped {len(bad)} sentence(s) of {src}:", file=sys.stderr)
         for b in bad:
             print(f"  {b}", file=sys.stderr)
-    n_ok = len(out_chunks)
+    n_ok = sum(c.n_sentences for c in converted)
     if not n_ok:
+        remove_state(state)        # a rerun would find the same: nothing to resume
         kept = f"; {args.out} left unchanged" if args.out else ""
         raise InputError(f"no sentence could be converted{kept}", source=src)
-    text = "".join(out_chunks)
+    text = "".join(c.text for c in converted)
     if args.out:
         from .atomic import atomic_text
 
         atomic_text(args.out, text)
-        print(f"plgraph convert: wrote {n_ok} sentence(s) to {args.out}", file=sys.stderr)
+        remove_state(state)
+        files_note = f" from {len(files)} files" if len(files) > 1 else ""
+        print(f"plgraph convert: wrote {n_ok} sentence(s){files_note} to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -171,6 +340,8 @@ def cmd_figures(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
+    from .dist.cli import add_dask_options
+
     parser = argparse.ArgumentParser(prog="python -m plgraph", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -185,6 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default="end", choices=["end", "start"], help="ROOT position (only the locked-chain test depends on it)")
     p.add_argument("--strict", action="store_true", help="skip sentences with dangling co-indices")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="show progress bars")
+    add_dask_options(p, chunks="files", chunk_default=4)
+    add_resume_option(p, "--json")
     p.set_defaults(func=cmd_coverage)
 
     p = sub.add_parser("figures", help="regenerate every figure of figures/ from the library")
@@ -193,8 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
     p.set_defaults(func=cmd_figures)
 
-    p = sub.add_parser("convert", help="convert a file between PTB brackets and SHP")
-    p.add_argument("input", help="input file (.shp is read as SHP, anything else as PTB brackets)")
+    p = sub.add_parser("convert", help="convert a file (or a folder of .mrg files) between PTB brackets and SHP")
+    p.add_argument("input", help="input file (.shp is read as SHP, anything else as PTB brackets), or a folder: "
+                                 "every .mrg file under it (.shp with --from shp), in path order, into one output")
     p.add_argument("--to", required=True, choices=["shp", "ptb"])
     p.add_argument("--from", dest="from_format", choices=["shp", "ptb"], help="input format (default: by extension)")
     p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
@@ -202,6 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--guess-nulls", action="store_true",
                    help="SHP->PTB: place null elements by the reference heuristic, ignoring recorded positions")
     _add_representation_flags(p)
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar of a --dask run (default: on a terminal)")
+    add_dask_options(p, chunks="files", chunk_default=4)
+    add_resume_option(p)
     p.set_defaults(func=cmd_convert)
     return parser
 

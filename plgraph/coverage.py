@@ -128,6 +128,31 @@ def _has_null(tree) -> bool:
     return any(n.word is not None and n.label == NONE_LABEL for n in tree.subtrees())
 
 
+def sentence_records(item, root: str = "end", strict: bool = False) -> list[dict]:
+    """The coverage records of one sentence: one dict per representation step of
+    :data:`STEP_OPTIONS` (``id``, ``step``, ``covered``, ``edges``, ``kept``,
+    ``category``, ``cyclic``, ``locked_chain``), in plain Python types (JSON-able, so a
+    Dask worker can send them back).  Raises :class:`~plgraph.errors.InputError` for a
+    tree that cannot be converted (the caller skips it); :func:`compute_coverage` and
+    its distributed run both build on this, so their tables are the same."""
+    graphs = [tree_to_graph(item.tree, opt, sid=item.id, strict=strict) if opt is not None else None
+              for _, opt in STEP_OPTIONS]
+    base = graphs[-1]
+    records = [{"id": item.id, "step": 0, "covered": not _has_null(item.tree), "edges": int(base.n_edges),
+                "kept": int((base.kind == 0).sum()), "category": None, "cyclic": None, "locked_chain": None}]
+    for step, g in enumerate(graphs[1:], start=1):
+        s = classify(g, root)
+        records.append({"id": item.id, "step": step, "covered": bool(s.representable), "edges": int(g.n_edges),
+                        "kept": int(representable_mask(g).sum()), "category": s.category,
+                        "cyclic": bool(s.cyclic), "locked_chain": bool(s.locked_chain)})
+    return records
+
+
+def skipped_sentence(item, err: InputError) -> BadSentence:
+    """The :class:`BadSentence` a sentence that cannot be converted is listed as."""
+    return BadSentence(item.id, getattr(item, "source", ""), getattr(item, "index", -1), None, err.reason)
+
+
 def compute_coverage(items, root: str = "end", progress=None, strict: bool = False) -> CoverageResult:
     """Both coverage tables for an iterable of sentences.
 
@@ -142,32 +167,28 @@ def compute_coverage(items, root: str = "end", progress=None, strict: bool = Fal
         tqdm progress bar (None = only on a terminal).
     strict : bool
         Treat dangling co-indices as errors (the sentence is skipped).
+
+    Each sentence goes through :func:`sentence_records` and the records through
+    :func:`coverage_from_records`, as in the distributed run (``coverage --dask``).
     """
-    import pandas as pd
     from tqdm.auto import tqdm
 
-    records = []
+    records: list[dict] = []
     skipped: list[BadSentence] = []
     disable = None if progress is None else not progress
     for item in tqdm(items, desc="coverage", disable=disable, leave=False):
         try:
-            graphs = [tree_to_graph(item.tree, opt, sid=item.id, strict=strict) if opt is not None else None
-                      for _, opt in STEP_OPTIONS]
+            records.extend(sentence_records(item, root, strict))
         except InputError as err:
-            skipped.append(BadSentence(item.id, getattr(item, "source", ""), getattr(item, "index", -1), None,
-                                       err.reason))
-            continue
-        base = graphs[-1]
-        n_edges = base.n_edges
-        n_struct = int((base.kind == 0).sum())
-        no_null = not _has_null(item.tree)
-        records.append({"id": item.id, "step": 0, "covered": no_null, "edges": n_edges, "kept": n_struct,
-                        "category": None, "cyclic": None, "locked_chain": None})
-        for step, g in enumerate(graphs[1:], start=1):
-            s = classify(g, root)
-            kept = int(representable_mask(g).sum())
-            records.append({"id": item.id, "step": step, "covered": s.representable, "edges": g.n_edges,
-                            "kept": kept, "category": s.category, "cyclic": s.cyclic, "locked_chain": s.locked_chain})
+            skipped.append(skipped_sentence(item, err))
+    return coverage_from_records(records, skipped, root)
+
+
+def coverage_from_records(records: list[dict], skipped: list[BadSentence], root: str = "end") -> CoverageResult:
+    """The :class:`CoverageResult` of the :func:`sentence_records` of every converted
+    sentence (in corpus order) and the ``skipped`` ones."""
+    import pandas as pd
+
     details = pd.DataFrame.from_records(
         records, columns=["id", "step", "covered", "edges", "kept", "category", "cyclic", "locked_chain"])
     n = int((details["step"] == 0).sum()) if len(details) else 0
@@ -185,7 +206,7 @@ def compute_coverage(items, root: str = "end", progress=None, strict: bool = Fal
         coverage_rows.append({"step": name, "sentences_pct": _pct(int(sub["covered"].sum()), n),
                               "edges_pct": _pct(int(sub["kept"].sum()), int(sub["edges"].sum()))})
     details["step_name"] = details["step"].map({i: s for i, (s, _) in enumerate(STEP_OPTIONS)})
-    return CoverageResult(n, structure_rows, coverage_rows, skipped, details, root)
+    return CoverageResult(n, structure_rows, coverage_rows, list(skipped), details, root)
 
 
 def _pct(a: int, b: int) -> float:

@@ -179,3 +179,34 @@ def pytest_collection_modifyitems(config, items):
             reasons[path] = missing_corpora_reason(notebook_corpora(path))
         if reasons[path]:
             item.add_marker(pytest.mark.skip(reason=f"notebook needs data: {reasons[path]}"))
+
+
+# -- Dask (issue 17) ---------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """A ``LocalCluster`` of 2 worker processes started inside the tests (nothing is
+    assumed running), one thread and one numba thread each; skipped, saying how to get
+    it, when the ``plgraph[dist]`` extra is not installed.  Yields ``(cluster, client)``;
+    pass ``cluster.scheduler_address`` to a command's ``--dask``."""
+    pytest.importorskip("distributed", reason="Dask's distributed is not installed: pip install 'plgraph[dist]'")
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from plgraph.dist.cluster import WORKER_ENV
+
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                           env=dict(WORKER_ENV))
+    client = Client(cluster)
+    try:
+        yield cluster, client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def worker_pids(client) -> dict:
+    """``{worker address: pid}`` of a Dask cluster's worker processes."""
+    return client.run(os.getpid)

@@ -18,7 +18,7 @@ def _split(req: str):
 def test_environment_yml_mirrors_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = dict(_split(r) for r in project["dependencies"])
-    for extra in ("notebooks", "test"):
+    for extra in ("notebooks", "test", "dist"):
         wanted.update(_split(r) for r in project["optional-dependencies"][extra])
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     conda = {}
@@ -31,7 +31,7 @@ def test_environment_yml_mirrors_pyproject():
         if name not in ("python", "pip"):
             conda[name] = spec
     assert conda == wanted
-    assert pip_lines == ["-e .[notebooks,test]"]
+    assert pip_lines == ["-e .[notebooks,test,dist]"]
     assert any(str(d).startswith("python=3.11") for d in env["dependencies"] if isinstance(d, str))
     assert project["requires-python"] == ">=3.11"
 

@@ -5,6 +5,7 @@
     python -m plgraph dep train --train T.conllu --dev D.conllu --model M [--order 1|2]
                                 [--epochs N] [--learner adagrad|pa|perceptron]
     python -m plgraph dep parse --model M IN.conllu > OUT.conllu
+    python -m plgraph dep parse --model M IN.conllu --out OUT.conllu --dask [ADDRESS] [--chunk-size K] [--resume]
     python -m plgraph dep eval GOLD PRED [--json]
 
 ``M`` is a folder (model.json + model.npz, checkpoints, log.jsonl).  Bad sentences in
@@ -104,6 +105,7 @@ def cmd_train(args) -> int:
     take the defaults, or with ``--resume`` the checkpoint's; options given with
     ``--resume`` that differ from the checkpoint's are an error listing the stored
     ones.  The model folder is checked writable and locked before the data is read."""
+    from ..dist.cli import client_for
     from ..errors import InputError
     from ..lock import folder_lock
     from .train import DEFAULT_EPOCHS, DEFAULT_LEARNER, DEFAULT_PRUNE_TOLERANCE, train
@@ -127,11 +129,12 @@ def cmd_train(args) -> int:
             print(f"plgraph dep train: the last {len(dev_sents)} of {len(train_sents) + len(dev_sents)} training "
                   f"sentences are the dev set", file=sys.stderr)
         start = time.perf_counter()
-        res = train(train_sents, dev_sents, args.model, config, learner=args.learner, learner_options=given_opts,
-                    epochs=epochs, batch_size=args.batch_size, threads=args.threads, seed=args.seed,
-                    prune_tolerance=None if args.no_prune else DEFAULT_PRUNE_TOLERANCE, resume=args.resume,
-                    progress=_progress(args),
-                    log=lambda s: print(s, file=sys.stderr, flush=True))
+        with client_for(args) as client:
+            res = train(train_sents, dev_sents, args.model, config, learner=args.learner,
+                        learner_options=given_opts, epochs=epochs, batch_size=args.batch_size, threads=args.threads,
+                        seed=args.seed, prune_tolerance=None if args.no_prune else DEFAULT_PRUNE_TOLERANCE,
+                        resume=args.resume, progress=_progress(args),
+                        log=lambda s: print(s, file=sys.stderr, flush=True), client=client)
     best = next((r for r in res.history if r["epoch"] == res.best_epoch), None)
     last = res.history[-1]["epoch"] if res.history else 0
     msg = f"plgraph dep train: model in {args.model} (epoch {res.best_epoch or last}"
@@ -141,18 +144,93 @@ def cmd_train(args) -> int:
     return 0
 
 
+def _model_stamp(folder) -> list:
+    """``[size, mtime_ns]`` of the model's two files: part of a ``--dask`` job's spec, so
+    a worker never reuses a cached model that has since been retrained, and finished
+    chunks kept for ``--resume`` belong to this model."""
+    import os
+
+    stamp = []
+    for name in ("model.json", "model.npz"):
+        st = os.stat(os.path.join(folder, name))
+        stamp += [st.st_size, st.st_mtime_ns]
+    return stamp
+
+
+def parse_task(spec: dict, chunk: list) -> list[str]:
+    """Dask task of ``dep parse --dask``: parse a chunk of sentences (each as
+    ``[comments, rows, words, source, line, index]``, the fields of a
+    :class:`~plgraph.dep.conll.DepSentence`) with the model at ``spec["model"]``, loaded
+    once per worker process; returns each sentence's CoNLL text
+    (:meth:`~plgraph.dep.conll.DepSentence.to_conll`, what the serial output is made of),
+    in order."""
+    from ..dist.cluster import worker_cached
+    from .conll import DepSentence
+    from .model import DepModel
+
+    model = worker_cached(("dep-model", spec["model"], tuple(spec["stamp"])), lambda: DepModel.load(spec["model"]))
+    sents = [DepSentence(list(c), [list(r) for r in rows], list(w), src, line, index)
+             for c, rows, w, src, line, index in chunk]
+    return [s.to_conll() for s in model.parse(sents)]
+
+
+def _parse_on_dask(args, sents, client) -> tuple[str, object, str | None]:
+    """``(text, run, state folder)``: the serial run's output text, from
+    :func:`parse_task` on chunks of ``--chunk-size`` sentences."""
+    import os
+
+    from ..dist.cli import dask_state_dir, run_corpus_chunks
+    from ..dist.chunks import cut
+
+    state = dask_state_dir(args, args.out)
+    model = os.path.abspath(args.model)
+    items = [[s.comments, s.rows, s.words, s.source, s.line, s.index] for s in sents]
+    run = run_corpus_chunks("dep parse", client, parse_task, {"model": model, "stamp": _model_stamp(model)},
+                            cut(items, args.chunk_size), state, args, desc="dep parse", unit="sentence")
+    return "".join(text for part in run.results for text in part), run, state
+
+
 def cmd_parse(args) -> int:
     """Parse ``IN`` into ``--out`` (or stdout).  A model or input that cannot be read, or
-    an input without one readable sentence, is an error that leaves ``--out`` as it was."""
+    an input without one readable sentence, is an error that leaves ``--out`` as it was.
+
+    With ``--dask`` the input is read (and its bad sentences skipped and listed) here as
+    in the serial run, the sentences go out in chunks of ``--chunk-size``
+    (:func:`parse_task`; each worker loads the model once) and the parses come back in
+    input order: the output is byte-identical to the serial run's.  With ``--out``,
+    finished chunks are kept in ``OUT.chunks/`` until the output is written
+    (``--resume`` continues a killed run)."""
+    from ..dist.cli import dask_state_dir
     from .conll import format_conll, write_conll
     from .model import DepModel
 
+    dask_state_dir(args, args.out)      # --resume checks, before any work
     if args.out:
         from ..atomic import check_writable
 
         check_writable(args.out)
     model = DepModel.load(args.model)
     sents = _read(args.input, args, gold=False, label="input file")
+    if args.dask is not None:
+        from ..atomic import atomic_text
+        from ..dist.cli import dask_summary
+        from ..dist.chunks import remove_state
+        from ..dist.cli import client_for
+
+        del model                       # the workers load their own
+        start = time.perf_counter()
+        with client_for(args) as client:
+            text, run, state = _parse_on_dask(args, sents, client)
+        dt = time.perf_counter() - start
+        if args.out:
+            atomic_text(args.out, text)
+            remove_state(state)
+        else:
+            sys.stdout.write(text)
+        dask_summary("dep parse", run)
+        print(f"plgraph dep parse: {len(sents)} sentences in {dt:.2f} s ({len(sents) / max(dt, 1e-9):.0f} "
+              f"sentences/s)", file=sys.stderr)
+        return 0
     if args.threads:
         import numba
 
@@ -223,6 +301,9 @@ def register(subparsers) -> None:
                    help="continue from the model folder's last checkpoint, with its options (other options "
                         "given are refused)")
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    from ..dist.cli import add_dask_options
+
+    add_dask_options(t, chunks=None)
     common(t)
     t.set_defaults(func=cmd_train)
 
@@ -230,7 +311,15 @@ def register(subparsers) -> None:
     q.add_argument("input", metavar="IN", help="input file (words; HEAD/DEPREL may be _)")
     q.add_argument("--model", required=True, metavar="M")
     q.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
-    q.add_argument("--threads", type=positive_int, default=None, help="numba threads (default: all)")
+    q.add_argument("--threads", type=positive_int, default=None,
+                   help="numba threads (default: all; a --dask worker uses one)")
+    q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar of a --dask run (default: on a terminal)")
+    from ..dist.cli import add_resume_option
+    from ..dist.cli import add_dask_options
+
+    add_dask_options(q, chunks="sentences", chunk_default=64)
+    add_resume_option(q)
     common(q)
     q.set_defaults(func=cmd_parse)
 

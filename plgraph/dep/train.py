@@ -37,6 +37,7 @@ features go at no measurable cost, and parsing gets ~35 % faster.
 """
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -139,6 +140,13 @@ class _BatchDecoder:
         self.pred_labels = np.full(enc.heads.shape[0], -1, np.int64)
         self.errors = 0.0
         self.words = 0
+
+    def take_counters(self) -> dict:
+        """The labelled errors and words decoded since the last call (a Dask replica's
+        report, :mod:`plgraph.dist.training`); resets them."""
+        out = {"errors": self.errors, "words": self.words}
+        self.errors, self.words = 0.0, 0
+        return out
 
     def __call__(self, batch: np.ndarray) -> SparseGradient:
         m, enc = self.model, self.enc
@@ -295,7 +303,8 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
           learner: str | None = None, learner_options: dict | None = None, epochs: int = DEFAULT_EPOCHS,
           batch_size: int | None = None, threads: int | None = None, seed: int | None = None, loss: str = "hamming",
           prune_tolerance: float | None = DEFAULT_PRUNE_TOLERANCE, resume: bool = False, progress: bool | None = None,
-          log=None, on_epoch=None, name: str = "dependency parser", conversion: dict | None = None) -> TrainResult:
+          log=None, on_epoch=None, name: str = "dependency parser", conversion: dict | None = None,
+          client=None) -> TrainResult:
     """Train a parser.
 
     Parameters
@@ -345,6 +354,9 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         checkpoint (a resumed run keeps the checkpoint's).  None (the default: CoNLL
         data is no conversion of ours) records nothing -- no ``conversion`` key, so
         such model folders are byte for byte what they were before the key existed.
+    client : distributed.Client, optional
+        Decode each batch on the Dask cluster's workers (:mod:`plgraph.dist.training`):
+        the same weights as in one process, bitwise for PA and the perceptron.
 
     Ctrl-C (SIGINT) is deferred to the next safe point (between batches or stages,
     :mod:`plgraph.learn.interrupts`) and raises ``KeyboardInterrupt`` there; the files
@@ -359,7 +371,8 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         raise ValueError("resume needs model_dir")
     with training_folder(model_dir, MODEL_FOLDER_FILES):
         return _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size,
-                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name, conversion)
+                      threads, seed, loss, prune_tolerance, resume, progress, log, on_epoch, name, conversion,
+                      client)
 
 
 def _resume_state(model_dir, train_sents, config, learner, learner_options, batch_size, seed, say, conversion=None):
@@ -403,6 +416,13 @@ class _DepTrainee:
     def warm_up(self, scratch):
         return _BatchDecoder(self.model, self.enc, scratch, self.loss)(WARMUP_BATCH)
 
+    def replica(self):
+        return functools.partial(_BatchDecoder, self.model, self.enc, loss=self.loss)
+
+    def add_counters(self, counters: dict) -> None:
+        self.decoder.errors += float(counters.get("errors", 0.0))
+        self.decoder.words += int(counters.get("words", 0))
+
     def evaluate(self, epoch, stats) -> dict:
         model, dec = self.model, self.decoder
         t_eval = time.perf_counter()
@@ -442,7 +462,7 @@ class _DepTrainee:
 
 def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, epochs, batch_size, threads,
            seed, loss, prune_tolerance, resume, progress, log, on_epoch, name="dependency parser",
-           conversion=None) -> TrainResult:
+           conversion=None, client=None) -> TrainResult:
     say = log or (lambda *_: None)
     start = time.perf_counter()
     old_threads = _set_threads(threads)
@@ -491,7 +511,8 @@ def _train(train_sents, dev_sents, model_dir, config, learner, learner_options, 
                               {"batch_size": batch_size, "seed": seed, "loss": loss},
                               lambda: elapsed0 + time.perf_counter() - start)
         train_epochs(trainee, lrn, len(enc), epochs=epochs, batch_size=batch_size, seed=seed,
-                     first_epoch=first_epoch, history=history, progress=progress, log=say, on_epoch=on_epoch)
+                     first_epoch=first_epoch, history=history, progress=progress, log=say, on_epoch=on_epoch,
+                     client=client)
         best_epoch, best_weights = trainee.best_epoch, trainee.best_weights
         pruning = {}
         if best_weights is not None:

@@ -25,8 +25,16 @@ trainee is any object with
     What identifies the kernels ``warm_up`` compiles (default: ``warm_up``'s code): the
     warm-up runs once per process for each key and learner class, so two trainees of
     one class whose decodes call different kernels give different keys.
+``replica() -> build`` and ``add_counters(counters)`` (needed for training on Dask)
+    ``build(learner) -> decoder`` is a picklable builder of the decode that
+    ``batch_gradient`` runs, bound to a learner: ``decoder(batch) -> SparseGradient``,
+    and optionally ``decoder.take_counters() -> dict`` (additive counters since the last
+    call: search errors, training errors...).  With a Dask ``client``, every worker
+    builds one replica, batches are decoded there (:mod:`plgraph.dist.training`), and
+    the counters the replicas report are handed to ``add_counters`` after each epoch,
+    before ``evaluate``.
 
-The loop itself is fixed: for each epoch, shuffle with ``default_rng([seed, epoch,
+The loop itself is fixed (with or without Dask): for each epoch, shuffle with ``default_rng([seed, epoch,
 *rng_extra])`` (the order each model has always used, so a given seed gives the same
 weights), run :func:`~plgraph.learn.online.run_epoch`, stop at a Ctrl-C safe point,
 evaluate, stop at a safe point, append the record to the history, save, log one line
@@ -85,27 +93,59 @@ class Trainee(Protocol):
 def train_epochs(trainee: Trainee, learner: Learner, n_items: int, *, epochs: int, batch_size: int, seed: int,
                  first_epoch: int = 1, history: list | None = None, rng_extra: tuple = (),
                  progress: bool | None = None, log: Callable[[str], Any] | None = None,
-                 on_epoch: Callable[[dict], Any] | None = None) -> list:
+                 on_epoch: Callable[[dict], Any] | None = None, client=None) -> list:
     """Epochs ``first_epoch .. epochs`` of ``trainee`` (items ``0 .. n_items - 1``,
     ``batch_size`` per update of ``learner``); returns ``history`` (a new list if None)
-    with one record per epoch appended.  ``log`` gets one ``key=value`` line per epoch."""
+    with one record per epoch appended.  ``log`` gets one ``key=value`` line per epoch.
+
+    ``client`` (a ``distributed.Client``): decode each batch on the cluster's workers,
+    each holding a replica of the weights (:mod:`plgraph.dist.training`); the same
+    batches in the same order, so the same weights as in one process (bitwise without
+    lazy AdaGrad catch-up, else to rounding: see that module)."""
     history = [] if history is None else history
     warmup = getattr(trainee, "warm_up", None)
-    for ep in range(first_epoch, epochs + 1):
-        rng = np.random.default_rng([seed, ep, *rng_extra])
-        stats = run_epoch(learner, n_items, trainee.batch_gradient, batch_size=batch_size, rng=rng, epoch=ep,
-                          progress=progress, name=trainee.name, desc=f"{trainee.name} epoch {ep}/{epochs}",
-                          warmup=warmup, warmup_key=getattr(trainee, "warm_up_key", None))
-        check_interrupt()
-        record = trainee.evaluate(ep, stats)
-        check_interrupt()
-        history.append(record)
-        trainee.save(ep, record, history)
-        if log is not None:
-            log(" ".join(f"{k}={v}" for k, v in record.items()))
-        if on_epoch is not None:
-            on_epoch(record)
+    replicas = None
+    if client is not None and first_epoch <= epochs:
+        from ..dist.training import ReplicatedDecoder
+
+        replicas = ReplicatedDecoder(client, trainee.replica(), learner, trainee.name)
+    try:
+        for ep in range(first_epoch, epochs + 1):
+            rng = np.random.default_rng([seed, ep, *rng_extra])
+            gradient = trainee.batch_gradient if replicas is None else replicas.batch_gradient
+            stats = run_epoch(learner, n_items, gradient, batch_size=batch_size, rng=rng, epoch=ep,
+                              progress=progress, name=trainee.name, desc=f"{trainee.name} epoch {ep}/{epochs}",
+                              warmup=warmup if replicas is None else None,
+                              warmup_key=getattr(trainee, "warm_up_key", None))
+            if replicas is not None:
+                trainee.add_counters(replicas.take_counters())
+                if ep == first_epoch:
+                    stats.compile_seconds = replicas.compile_seconds
+            check_interrupt()
+            record = trainee.evaluate(ep, stats)
+            check_interrupt()
+            history.append(record)
+            trainee.save(ep, record, history)
+            if log is not None:
+                log(" ".join(f"{k}={v}" for k, v in record.items()))
+            if on_epoch is not None:
+                on_epoch(record)
+    finally:
+        if replicas is not None:
+            replicas.close()
     return history
+
+
+class BoundGradient:
+    """A trainee's ``gradient(learner, batch)`` bound to one learner: the decoder a
+    replica builder returns (``functools.partial(BoundGradient, gradient)`` is the
+    builder)."""
+
+    def __init__(self, gradient: Callable, learner: Learner):
+        self.gradient, self.learner = gradient, learner
+
+    def __call__(self, batch: np.ndarray) -> SparseGradient:
+        return self.gradient(self.learner, batch)
 
 
 # -- the folder -------------------------------------------------------------------------------

@@ -220,7 +220,7 @@ def _pruners(args, own_dir, stored, train_graphs, dev_graphs, progress):
         return Pruners.load(folder), folder
     print(f"coarse models: training on {len(train_graphs)} sentences into {own_dir}")
     return train_pruners(train_graphs, dev_graphs, own_dir, PrunerConfig(threads=args.threads), resume=args.resume,
-                         progress=progress, log=print), own_dir
+                         progress=progress, log=print, client=getattr(args, "client", None)), own_dir
 
 
 # -- train --------------------------------------------------------------------------------------
@@ -234,10 +234,14 @@ def _train(args) -> int:
     from ..lock import folder_lock
     from .model import folder_files
 
+    from ..dist.cli import client_for
+
     what = "parser model folder"
     check_writable_dir(args.model_dir)
     with folder_lock(args.model_dir, what), training_folder(args.model_dir, folder_files(PASSES),
-                                                            () if args.pruners else ("pruners",), what):
+                                                            () if args.pruners else ("pruners",), what), \
+            client_for(args) as client:
+        args.client = client        # --dask: batches decoded on the cluster (plgraph.dist.training)
         return _train_locked(args)
 
 
@@ -365,7 +369,8 @@ def _train_pass2(args, folder, pr, vocab, rules, config, data: _Data, progress):
     dev_c = _prepare(data.dev, pr, vocab, None, training=False, what=f"pass 2 dev ({words})",
                      too_long=data.too_long_dev, progress=progress)
     res = train_pass(folder, "pass2", Pass2Model(vocab, config), config, train_c, dev_c, rules, batch_gradient,
-                     evaluate_pass2, resume=args.resume, threads=args.threads, progress=progress, log=print)
+                     evaluate_pass2, resume=args.resume, threads=args.threads, progress=progress, log=print,
+                     client=getattr(args, "client", None))
     print(_summary(res))
     return res, train_c, dev_c
 
@@ -406,7 +411,7 @@ def _train_pass3(args, folder, pr, vocab, rules, config2, res2, config, train_c,
     check_interrupt()
     res = train_pass(folder, "pass3", P3.Pass3Model(vocab, inventory, config), config, train3, dev3, rules,
                      P3.batch_gradient, evaluate_pass3, resume=args.resume, threads=args.threads, progress=progress,
-                     log=print)
+                     log=print, client=getattr(args, "client", None))
     print(_summary(res))
     if config.trace_bias is None:
         _tune_trace_bias(args, folder, P3.Pass3Model(vocab, inventory, config), res, dev3, rules)
@@ -574,6 +579,7 @@ def _stats_table(doc) -> str:
 
 # -- registration -------------------------------------------------------------------------------
 def register(sub) -> None:
+    from ..dist.cli import add_dask_options
     from .pass2 import Pass2Config
     from .pass3 import Pass3Config
 
@@ -596,6 +602,7 @@ def register(sub) -> None:
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     add_config_options(t, Pass2Config, "2", "pass 2")
     add_config_options(t, Pass3Config, "3", "pass 3")
+    add_dask_options(t, chunks=None)
     t.set_defaults(func=_train)
     s = ps.add_parser("stats", help="what reaches pass 2 and how its decodes fare on a split")
     s.add_argument("--model-dir", required=True, metavar="M")

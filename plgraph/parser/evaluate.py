@@ -48,8 +48,13 @@ def parse_sentences(parser: Parser, sentences, *, predicted_tags: bool = False, 
                     progress=None) -> list:
     """:class:`~plgraph.parser.parse.ParseResult` of every corpus sentence (words from its
     graph; tags gold, or the parser's tagger's with ``predicted_tags``)."""
-    items = [(s.graph.words, None if predicted_tags else s.graph.tags, s.id) for s in sentences]
-    return list(parser.parse_many(items, jobs=jobs, progress=progress, desc="parsing"))
+    return list(parser.parse_many(split_items(sentences, predicted_tags), jobs=jobs, progress=progress,
+                                  desc="parsing"))
+
+
+def split_items(sentences, predicted_tags: bool = False) -> list:
+    """The ``(words, tags or None, id)`` items a split's sentences are parsed from."""
+    return [(s.graph.words, None if predicted_tags else s.graph.tags, s.id) for s in sentences]
 
 
 def _short(sentences, results, max_len: int):
@@ -105,14 +110,19 @@ def status_counts(results) -> dict:
 
 
 def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1, ceiling: bool = True,
-                   progress=None) -> tuple[dict, list]:
+                   progress=None, parse_items=None) -> tuple[dict, list]:
     """Parse and score ``sentences`` (module docstring): ``(doc, results)``, a JSON-ready
-    dict and the :class:`~plgraph.parser.parse.ParseResult` s."""
+    dict and the :class:`~plgraph.parser.parse.ParseResult` s.  ``parse_items(items) ->
+    results`` parses the :func:`split_items` elsewhere (``--dask``:
+    :mod:`plgraph.parser.parse_jobs`) instead of ``parser.parse_many`` in ``jobs`` threads."""
     from ..eval.ceiling import representation_ceiling
 
     sentences = list(sentences)
     start = time.perf_counter()
-    results = parse_sentences(parser, sentences, predicted_tags=predicted_tags, jobs=jobs, progress=progress)
+    if parse_items is None:
+        results = parse_sentences(parser, sentences, predicted_tags=predicted_tags, jobs=jobs, progress=progress)
+    else:
+        results = list(parse_items(split_items(sentences, predicted_tags)))
     seconds = time.perf_counter() - start
     doc = {"sentences": len(sentences), "tags": "predicted" if predicted_tags else "gold", "jobs": jobs,
            "max_words": parser.max_words, "seconds": round(seconds, 2),
@@ -189,5 +199,5 @@ def format_evaluation(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SEED", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "score_results", "status_counts", "headline",
+__all__ = ["SEED", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "split_items", "score_results", "status_counts", "headline",
            "format_evaluation"]

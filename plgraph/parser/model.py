@@ -47,6 +47,7 @@ and a prepared corpus with ``sents`` and ``tokens`` (:class:`~plgraph.parser.tra
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
@@ -447,6 +448,13 @@ class PassTrainee:
         sents = [self.train.sents[i] for i in WARMUP_BATCH]
         return self.gradient(self.model, sents, self.train.tokens, scratch, self.rules, threads=1)
 
+    def replica(self):
+        return functools.partial(PassDecoder, self.gradient, self.model, self.train, self.rules)
+
+    def add_counters(self, counters: dict) -> None:
+        for key, val in counters.items():
+            self.stats[key] = self.stats.get(key, 0) + val
+
     def evaluate(self, epoch, stats) -> dict:
         record = {"model": self.name, "epoch": epoch, "loss": round(float(stats.loss), 4), **self.stats,
                   "updates": stats.updates, "train_seconds": round(stats.seconds, 2)}
@@ -470,8 +478,28 @@ class PassTrainee:
         self.folder.save_pass(self.name, self.config, self.weights, epoch, history)
 
 
+class PassDecoder:
+    """A Dask replica's decode of a pass (:mod:`plgraph.dist.training`): the batch's
+    sentences of ``train`` through ``gradient`` (the pass's ``batch_gradient``) with
+    ``learner``, one thread (a worker process is one core), counting into ``stats``."""
+
+    def __init__(self, gradient, model, train, rules, learner):
+        self.gradient, self.model, self.train, self.rules, self.learner = gradient, model, train, rules, learner
+        self.stats: dict = {}
+
+    def __call__(self, batch):
+        sents = [self.train.sents[i] for i in batch]
+        return self.gradient(self.model, sents, self.train.tokens, self.learner, self.rules, stats=self.stats,
+                             threads=1)
+
+    def take_counters(self) -> dict:
+        out, self.stats = self.stats, {}
+        return out
+
+
 def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev_corpus, rules, batch_gradient_fn,
-               evaluate_fn, resume: bool = False, threads: int = 2, progress=None, log=None) -> PassResult:
+               evaluate_fn, resume: bool = False, threads: int = 2, progress=None, log=None,
+               client=None) -> PassResult:
     """Train pass ``name`` (``model``, ``config``: see the module docstring) on
     ``train_corpus`` for ``config.epochs`` epochs in all, scoring ``dev_corpus`` (None:
     no dev scores) after each, and save every epoch into ``folder`` (:class:`PassTrainee`).
@@ -484,7 +512,8 @@ def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev
     further forgets the passes trained after it (:meth:`ParserFolder.save_pass`).  Call it
     inside :func:`plgraph.learn.loop.training_folder` (lock, Ctrl-C at safe points);
     shuffling uses ``folder.seed`` and the pass name, so a resumed run equals an
-    uninterrupted one bit for bit."""
+    uninterrupted one bit for bit.  ``client`` (a ``distributed.Client``): batches are
+    decoded on the Dask cluster's workers (:mod:`plgraph.dist.training`)."""
     if not train_corpus.sents:
         raise InputError(f"{name}: no training sentence to train on")
     say = log or (lambda *_: None)
@@ -498,7 +527,7 @@ def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev
                           evaluate_fn, threads)
     train_epochs(trainee, lrn, len(train_corpus.sents), epochs=config.epochs, batch_size=config.batch,
                  seed=folder.seed, first_epoch=first, history=history, rng_extra=(zlib.crc32(name.encode()),),
-                 progress=progress, log=say)
+                 progress=progress, log=say, client=client)
     weights = trainee.weights
     if weights is None:          # nothing left to train: the checkpoint's final weights
         say(f"{name}: the checkpoint has {first - 1} epoch(s) already (epochs {config.epochs}): nothing to train")

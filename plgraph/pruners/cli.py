@@ -25,12 +25,14 @@ def _train(args) -> int:
     from ..atomic import check_writable_dir
     from ..lock import folder_lock
 
+    from ..dist.cli import client_for
+
     check_writable_dir(args.model_dir)
-    with folder_lock(args.model_dir, "pruner model folder"):
-        return _train_locked(args)
+    with folder_lock(args.model_dir, "pruner model folder"), client_for(args) as client:
+        return _train_locked(args, client)
 
 
-def _train_locked(args) -> int:
+def _train_locked(args, client=None) -> int:
     from dataclasses import fields
 
     from .pipeline import PrunerConfig, train_pruners
@@ -48,7 +50,7 @@ def _train_locked(args) -> int:
     for b in bad_tr + bad_dv:
         print(f"skipped {b}", file=sys.stderr)
     print(f"training on {len(train)} sentences, tuning on {len(dev)} ({args.ptb or 'NLTK PTB sample'})")
-    train_pruners(train, dev, args.model_dir, cfg, resume=args.resume, progress=progress, log=print)
+    train_pruners(train, dev, args.model_dir, cfg, resume=args.resume, progress=progress, log=print, client=client)
     print(f"models, thresholds and training curves in {args.model_dir} ({time.perf_counter() - start:.0f} s)")
     return 0
 
@@ -94,6 +96,8 @@ def _stats(args) -> int:
 
 
 def register(sub) -> None:
+    from ..dist.cli import add_dask_options
+
     p = sub.add_parser("pruners", help="the graph parser's coarse passes: train them, measure pruning")
     ps = p.add_subparsers(dest="pruners_command", required=True)
     t = ps.add_parser("train", help="train the arc pass, trace and spine classifiers; tune thresholds on dev")
@@ -102,6 +106,7 @@ def register(sub) -> None:
     t.add_argument("--resume", action="store_true", help="continue from the checkpoints in --model-dir")
     t.add_argument("--limit", type=positive_int, help="train on the first N sentences only (quick runs)")
     t.add_argument("--progress", action="store_true", default=None)
+    add_dask_options(t, chunks=None)
     for name in ("spine_epochs", "trace_epochs", "arc_epochs", "spine_batch", "trace_batch", "arc_batch",
                  "threads"):
         t.add_argument("--" + name.replace("_", "-"), dest=name, type=positive_int, default=None)

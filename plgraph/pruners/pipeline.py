@@ -19,6 +19,7 @@ the trace thresholds default to the released ones (0.011, 0.067).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -30,8 +31,8 @@ from ..atomic import atomic_json, atomic_savez_compressed
 from ..errors import ModelFileError
 from ..learn import learner_from_state, make_learner
 from ..learn.interrupts import check_interrupt
-from ..learn.loop import (changed_options, conversion_record, read_checkpoint, refuse_resume, train_epochs,
-                          training_folder, write_checkpoint, write_curves)
+from ..learn.loop import (BoundGradient, changed_options, conversion_record, read_checkpoint, refuse_resume,
+                          train_epochs, training_folder, write_checkpoint, write_curves)
 from ..learn.online import WARMUP_BATCH
 from ..modelfile import (check_array, check_crc32, check_index_range, check_keys, check_offsets, content_crc32,
                          load_header, load_json, load_npz, model_errors)
@@ -305,6 +306,12 @@ class _ClassifierTrainee:
     def warm_up(self, scratch):
         return self.gradient(scratch, WARMUP_BATCH)
 
+    def replica(self):
+        return functools.partial(BoundGradient, self.gradient)
+
+    def add_counters(self, counters: dict) -> None:
+        """The classifiers count nothing per batch."""
+
     def evaluate(self, epoch, stats) -> dict:
         record = {"model": self.short, "epoch": epoch, "loss": stats.loss, "train_seconds": round(stats.seconds, 2)}
         record.update(self.evaluate_weights(self.lrn.final_weights(np.float64)))
@@ -324,12 +331,13 @@ class _ClassifierTrainee:
 
 
 def _train_classifier(name, lrn, gradient, evaluate_weights, n_items, epochs, batch, seed, folder, curves, log,
-                      progress, first_epoch=1, conversion=None):
+                      progress, first_epoch=1, conversion=None, client=None):
     """Epochs ``first_epoch..epochs`` of classifier ``name`` (see :class:`_ClassifierTrainee`);
-    its curve rows are appended to ``curves``.  Shuffled with ``[seed, epoch, len(name)]``."""
+    its curve rows are appended to ``curves``.  Shuffled with ``[seed, epoch, len(name)]``.
+    ``client``: batches decoded on a Dask cluster (:mod:`plgraph.dist.training`)."""
     trainee = _ClassifierTrainee(name, lrn, gradient, evaluate_weights, folder, batch, seed, conversion)
     train_epochs(trainee, lrn, n_items, epochs=epochs, batch_size=batch, seed=seed, first_epoch=first_epoch,
-                 history=curves, rng_extra=(len(name),), progress=progress, log=log)
+                 history=curves, rng_extra=(len(name),), progress=progress, log=log, client=client)
 
 
 #: what a classifier's ``checkpoint-<name>.json`` must hold
@@ -448,7 +456,7 @@ PRUNERS_FILES = ("pruners.json", "trace.npz", "spine.npz", "curves.json", "curve
 
 
 def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig | None = None, *,
-                  resume: bool = False, progress=None, log=None) -> Pruners:
+                  resume: bool = False, progress=None, log=None, client=None) -> Pruners:
     """Train the three coarse models on ``train_graphs``, tune thresholds on ``dev_graphs``.
 
     With ``model_dir``: the folder (and its ``arc`` subfolder) is checked writable before
@@ -462,12 +470,16 @@ def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig
     The conversion options the graphs were made with (head rules, null reversal,
     gapping shift: ``Graph.options``) are recorded in ``pruners.json`` and in the arc
     model's ``model.json`` (``info["conversion"]``), and are :attr:`Pruners.conversion`;
-    graphs of different options are an :class:`~plgraph.errors.InputError`."""
+    graphs of different options are an :class:`~plgraph.errors.InputError`.
+
+    ``client`` (a ``distributed.Client``): the three models' batches are decoded on the
+    Dask cluster's workers (:mod:`plgraph.dist.training`), giving the weights of one
+    process (to rounding: they learn with AdaGrad)."""
     with training_folder(model_dir, PRUNERS_FILES, ("arc",), "pruner model folder"):
-        return _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log)
+        return _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log, client)
 
 
-def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log) -> Pruners:
+def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log, client=None) -> Pruners:
     from ..dep.train import train as train_dep
     from .arcpass import ARC_CONFIG, ArcPass, dep_sentence
 
@@ -508,7 +520,7 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     _train_classifier("spine", lrn, lambda learner, b: spine.batch_gradient(learner, etr, gold_sp, b),
                       lambda w: {"dev_spine_acc": round(spine_accuracy(spine, w, edv, dev_sp), 2)},
                       len(tr), cfg.spine_epochs, cfg.spine_batch, cfg.seed, model_dir, curves, say, progress, first,
-                      conversion)
+                      conversion, client)
     spine_w = lrn.final_weights(np.float64)
 
     # trace classifier
@@ -519,7 +531,7 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
     say(f"trace classifier: {len(trace.labels) - 1} trace types, {int(trace.allowed.sum())} (POS pair, type) candidates")
     _train_classifier("trace", lrn, lambda learner, b: trace.batch_gradient(learner, etr, gold_tr, b),
                       lambda w: trace_prf(trace, w, edv, dv), len(tr), cfg.trace_epochs, cfg.trace_batch, cfg.seed,
-                      model_dir, curves, say, progress, first, conversion)
+                      model_dir, curves, say, progress, first, conversion, client)
     trace_w = lrn.final_weights(np.float64)
 
     # arc pass (plgraph.dep)
@@ -536,7 +548,7 @@ def _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress
                     learner="adagrad", learner_options={"eta": cfg.arc_eta, "C": cfg.arc_C, "reg": cfg.arc_reg},
                     epochs=cfg.arc_epochs, batch_size=cfg.arc_batch, threads=cfg.threads, seed=cfg.seed,
                     resume=resume_arc, progress=progress, log=say, on_epoch=on_epoch, name="arc pass",
-                    conversion=conversion)
+                    conversion=conversion, client=client)
     check_interrupt()
     pr = Pruners(norm, tags, trace, trace_w, spine, spine_w, ArcPass(res.model),
                  Thresholds(trace_prob=cfg.trace_prob, trace_rank=cfg.trace_rank), cfg, curves, conversion)
