@@ -21,6 +21,7 @@ import sys
 import time
 
 from ..cliargs import positive_int
+from ..dist.cli import add_dask_options, add_resume_option
 
 
 def _progress(args):
@@ -213,9 +214,8 @@ def cmd_parse(args) -> int:
     sents = _read(args.input, args, gold=False, label="input file")
     if args.dask is not None:
         from ..atomic import atomic_text
-        from ..dist.cli import dask_summary
         from ..dist.chunks import remove_state
-        from ..dist.cli import client_for
+        from ..dist.cli import client_for, dask_summary
 
         del model                       # the workers load their own
         start = time.perf_counter()
@@ -301,8 +301,6 @@ def register(subparsers) -> None:
                    help="continue from the model folder's last checkpoint, with its options (other options "
                         "given are refused)")
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
-    from ..dist.cli import add_dask_options
-
     add_dask_options(t, chunks=None)
     common(t)
     t.set_defaults(func=cmd_train)
@@ -315,9 +313,6 @@ def register(subparsers) -> None:
                    help="numba threads (default: all; a --dask worker uses one)")
     q.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar of a --dask run (default: on a terminal)")
-    from ..dist.cli import add_resume_option
-    from ..dist.cli import add_dask_options
-
     add_dask_options(q, chunks="sentences", chunk_default=64)
     add_resume_option(q)
     common(q)
