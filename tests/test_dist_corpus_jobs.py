@@ -230,17 +230,25 @@ def _wait_for_chunk(state: Path, proc: subprocess.Popen, timeout: float = 60) ->
         time.sleep(0.005)
 
 
-def test_worker_killed_mid_run_changes_nothing(dask_cluster, many_mrg, tmp_path, capsys):
-    """SIGKILL one worker once the first of 120 one-file chunks is done: its chunks run
-    again elsewhere and the output is still the serial run's."""
+def _convert_job(dask_cluster, many_mrg, tmp_path, capsys):
+    """``(serial stdout, serial stderr, OUT, OUT.chunks, argv)``: the serial conversion of
+    ``many_mrg`` to SHP, and the ``--dask`` run writing ``OUT`` in one-file chunks."""
     cluster, client = dask_cluster
     client.wait_for_workers(2, timeout=60)
     rc, serial_out, serial_err = run(["convert", many_mrg, "--to", "shp"], capsys)
     assert rc == 0
     out = tmp_path / "out.shp"
-    state = Path(f"{out}.chunks")
-    proc = _driver(["convert", many_mrg, "--to", "shp", "--out", out, "--dask", cluster.scheduler_address,
-                    "--chunk-size", "1", "--no-progress"])
+    argv = ["convert", many_mrg, "--to", "shp", "--out", out, "--dask", cluster.scheduler_address,
+            "--chunk-size", "1", "--no-progress"]
+    return serial_out, serial_err, out, Path(f"{out}.chunks"), argv
+
+
+def test_worker_killed_mid_run_changes_nothing(dask_cluster, many_mrg, tmp_path, capsys):
+    """SIGKILL one worker once the first of 120 one-file chunks is done: its chunks run
+    again elsewhere and the output is still the serial run's."""
+    cluster, client = dask_cluster
+    serial_out, serial_err, out, state, argv = _convert_job(dask_cluster, many_mrg, tmp_path, capsys)
+    proc = _driver(argv)
     try:
         _wait_for_chunk(state, proc)
         pids = client.run(os.getpid)
@@ -266,14 +274,7 @@ def test_driver_killed_then_resume(dask_cluster, many_mrg, tmp_path, capsys):
     """SIGKILL the driver once a chunk is kept on disk: rerun without --resume is refused
     (exit 2), with --resume only the missing chunks are computed, the output is the
     serial run's and the state folder is removed."""
-    cluster, client = dask_cluster
-    client.wait_for_workers(2, timeout=60)
-    rc, serial_out, serial_err = run(["convert", many_mrg, "--to", "shp"], capsys)
-    assert rc == 0
-    out = tmp_path / "out.shp"
-    state = Path(f"{out}.chunks")
-    argv = ["convert", many_mrg, "--to", "shp", "--out", out, "--dask", cluster.scheduler_address,
-            "--chunk-size", "1", "--no-progress"]
+    serial_out, serial_err, out, state, argv = _convert_job(dask_cluster, many_mrg, tmp_path, capsys)
     proc = _driver(argv)
     try:
         _wait_for_chunk(state, proc)
