@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser figures bench bench-cascade parser-model check-full check-evalb screenshots notebooks lab clean
+.PHONY: help install demo test test-browser figures bench bench-cascade bench-dist parser-model check-full check-evalb screenshots notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 
 PARSER_MODEL ?= runs/parser
 bench-cascade: $(STAMP) ## the whole parsing cascade of a trained model (PARSER_MODEL=M, default runs/parser)
 	$(PY) bench/bench_cascade.py --model-dir $(PARSER_MODEL)
+
+bench-dist: $(STAMP) ## Dask: parse / dep parse / training with 1 and 2 workers beside the serial runs (PARSER_MODEL=M)
+	$(PY) bench/bench_dist.py --model-dir $(PARSER_MODEL)
 
 check-full: $(STAMP) ## slow full-corpus checks (set PLGRAPH_PTB=DIR to include a full LDC treebank)
 	MPLBACKEND=Agg $(PY) -m pytest tests -m slow -q
