@@ -220,9 +220,14 @@ def test_dep_train_on_two_workers_equals_one_process(ewt_slice, dask_cluster, tm
     assert ra["updates"] == rb["updates"] == 20
 
 
-def test_replicas_hold_the_drivers_weights(ewt_slice, dask_cluster):
+def test_replicas_hold_the_drivers_weights(ewt_slice, dask_cluster, monkeypatch):
     """After an epoch every worker's replica equals the driver's learner: only sparse
-    gradients went out, and each replica applied every one of them."""
+    gradients went out, and each replica applied every one of them.  The driver checks on
+    its workers every 1 ms here (5 s normally), so every batch outlasts a check: a long
+    batch is waited for, not an error."""
+    import plgraph.dist.training as T
+
+    monkeypatch.setattr(T, "_POLL", 0.001)
     from plgraph.dep.model import DepConfig, DepModel
     from plgraph.dep.train import _BatchDecoder
     from plgraph.dist.training import ReplicatedDecoder
@@ -298,3 +303,34 @@ def test_parser_train_cli_on_dask_equals_one_process(sample_dir, dask_cluster, t
         for key in ("sentences", "search_errors", "mismatches", "failed", "not_derivable", "updates"):
             assert r1[key] == r2[key], (stem, key)
         assert r1["sentences"] == QUICK_LIMIT and r1["mismatches"] == 0
+
+
+def test_a_worker_lost_during_training_stops_the_run_with_a_clear_error(ewt_slice, dask_cluster):
+    """SIGKILL a worker holding a replica: the next batch raises ReplicaLostError naming
+    it (the replica and its weights are gone; the run must not hang or go on without it)."""
+    import functools
+
+    from plgraph.dep.model import DepConfig, DepModel
+    from plgraph.dep.train import _BatchDecoder
+    from plgraph.dist.training import ReplicaLostError, ReplicatedDecoder
+    from plgraph.learn.learners import make_learner
+
+    _, client = dask_cluster
+    client.wait_for_workers(2, timeout=60)
+    model, enc, _ = DepModel.build(ewt_slice[:40], DepConfig())
+    lrn = make_learner("pa", model.n_weights)
+    rep = ReplicatedDecoder(client, functools.partial(_BatchDecoder, model, enc, loss="hamming"), lrn)
+    try:
+        lrn.step(rep.batch_gradient(np.arange(8)))
+        pids = worker_pids(client)
+        victim = rep.workers[0]
+        os.kill(pids[victim], signal.SIGKILL)
+        start = time.time()
+        with pytest.raises(ReplicaLostError, match="left the cluster during training") as exc:
+            for _ in range(100):
+                lrn.step(rep.batch_gradient(np.arange(8, 16)))
+        assert victim in str(exc.value) and "--resume" in str(exc.value)
+        assert time.time() - start < 60
+    finally:
+        rep.close()
+        client.wait_for_workers(2, timeout=60)

@@ -147,11 +147,14 @@ class ReplicatedDecoder:
         self.close()
 
     def close(self) -> None:
-        """Drop the replicas from the workers."""
+        """Drop the replicas from the workers still there (a lost worker's went with it)."""
+        from distributed import wait
+
         try:
+            alive = set(worker_addresses(self.client))
             futures = [self.client.submit(_uninstall, self.run, workers=[w], allow_other_workers=False, pure=False)
-                       for w in self.workers]
-            self.client.gather(futures)
+                       for w in self.workers if w in alive]
+            wait(futures, timeout=30)
         except Exception:       # a closing or broken cluster: the replicas go with it
             pass
 
@@ -160,9 +163,11 @@ class ReplicatedDecoder:
 
         start = time.perf_counter()
         while True:
-            done = wait(futures, timeout=_POLL, return_when="ALL_COMPLETED")
-            if not done.not_done:
+            try:
+                wait(futures, timeout=_POLL, return_when="ALL_COMPLETED")
                 break
+            except TimeoutError:        # still decoding (a long batch), or a worker is gone
+                pass
             gone = set(self.workers) - set(worker_addresses(self.client))
             if gone:
                 for f in futures:
