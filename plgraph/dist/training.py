@@ -132,8 +132,6 @@ class ReplicatedDecoder:
         self.run = f"plgraph-train-{uuid.uuid4().hex[:12]}"
         self.pending = None
         self.counters: dict = {}
-        self.batches = 0
-        self.seconds_waiting = 0.0
         built = client.scatter(build, broadcast=True, hash=False)
         payload = learner_payload(learner)
         futures = [client.submit(_install, self.run, built, payload, workers=[w], allow_other_workers=False,
@@ -161,7 +159,6 @@ class ReplicatedDecoder:
     def _gather(self, futures):
         from distributed import wait
 
-        start = time.perf_counter()
         while True:
             try:
                 wait(futures, timeout=_POLL, return_when="ALL_COMPLETED")
@@ -175,11 +172,7 @@ class ReplicatedDecoder:
                 raise ReplicaLostError(f"{self.name}: worker(s) {', '.join(sorted(gone))} left the cluster during "
                                        f"training and took their replica of the weights; the checkpoint of the last "
                                        f"finished epoch is on disk: train again with --resume")
-        self.seconds_waiting += time.perf_counter() - start
         return self.client.gather(futures)
-
-    def __call__(self, batch: np.ndarray) -> SparseGradient:
-        return self.batch_gradient(batch)
 
     def batch_gradient(self, batch: np.ndarray) -> SparseGradient:
         """The summed gradient of ``batch``, decoded on the workers (module docstring)."""
@@ -196,7 +189,6 @@ class ReplicatedDecoder:
             for k, v in o[3].items():
                 self.counters[k] = self.counters.get(k, 0) + v
         self.pending = (idx, val, loss)
-        self.batches += 1
         return SparseGradient(idx, val, loss)
 
     def take_counters(self) -> dict:
