@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
-                       file_items, run_corpus_chunks)
+                       file_items, run_corpus_chunks, write_output)
 from .errors import PlgraphError
 
 
@@ -68,13 +68,13 @@ def coverage_task(spec: dict, chunk: list) -> dict:
     return {"bad": bad, "items": items}
 
 
-def _coverage_on_dask(args, files, client):
+def _coverage_on_dask(args, files, client, state):
     """The serial run's :class:`CoverageResult` (same tables, same skipped list in the
-    same order), computed by :func:`coverage_task` on chunks of ``--chunk-size`` files."""
+    same order), computed by :func:`coverage_task` on chunks of ``--chunk-size`` files
+    (finished chunks kept in ``state``)."""
     from .coverage import coverage_from_records
     from .dist.chunks import cut
 
-    state = dask_state_dir(args, args.json, "--json")
     run = run_corpus_chunks("coverage", client, coverage_task, {"root": args.root, "strict": bool(args.strict)},
                             cut(file_items(files), args.chunk_size), state, args, desc="coverage", unit="file")
     bad, records, skipped = [], [], []
@@ -87,7 +87,7 @@ def _coverage_on_dask(args, files, client):
                 skipped.append(bad_from_json(item["skipped"]))
     result = coverage_from_records(records, skipped, args.root)
     result.skipped = bad + result.skipped
-    return result, run, state
+    return result, run
 
 
 def cmd_coverage(args) -> int:
@@ -102,7 +102,7 @@ def cmd_coverage(args) -> int:
     from .dist.cli import client_for
     from .structure import warmup
 
-    dask_state_dir(args, args.json, "--json")      # --resume checks, before any work
+    state = dask_state_dir(args, args.json, "--json")      # --resume checks, before any work
     warmup()
     for out in filter(None, [args.json]):
         check_writable(out)
@@ -110,7 +110,7 @@ def cmd_coverage(args) -> int:
         check_writable_dir(args.figures)
     files = ptb_files(args.split, args.ptb)
     start = time.perf_counter()
-    run = state = None
+    run = None
     with client_for(args) as client:
         if client is None:
             from .corpora import iter_trees
@@ -120,7 +120,7 @@ def cmd_coverage(args) -> int:
             result = compute_coverage(trees, root=args.root, progress=args.progress, strict=args.strict)
             result.skipped = bad + result.skipped
         else:
-            result, run, state = _coverage_on_dask(args, files, client)
+            result, run = _coverage_on_dask(args, files, client, state)
     elapsed = time.perf_counter() - start
     source = args.ptb or "NLTK PTB sample"
     if args.json:  # the results first: a failing terminal must not lose them
@@ -303,16 +303,10 @@ def cmd_convert(args) -> int:
         remove_state(state)        # a rerun would find the same: nothing to resume
         kept = f"; {args.out} left unchanged" if args.out else ""
         raise InputError(f"no sentence could be converted{kept}", source=src)
-    text = "".join(c.text for c in converted)
+    write_output(args.out, "".join(c.text for c in converted), state)
     if args.out:
-        from .atomic import atomic_text
-
-        atomic_text(args.out, text)
-        remove_state(state)
         files_note = f" from {len(files)} files" if len(files) > 1 else ""
         print(f"plgraph convert: wrote {n_ok} sentence(s){files_note} to {args.out}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
     return 0
 
 

@@ -175,20 +175,19 @@ def parse_task(spec: dict, chunk: list) -> list[str]:
     return [s.to_conll() for s in model.parse(sents)]
 
 
-def _parse_on_dask(args, sents, client) -> tuple[str, object, str | None]:
-    """``(text, run, state folder)``: the serial run's output text, from
-    :func:`parse_task` on chunks of ``--chunk-size`` sentences."""
+def _parse_on_dask(args, sents, client, state) -> tuple[str, object]:
+    """``(text, run)``: the serial run's output text, from :func:`parse_task` on chunks of
+    ``--chunk-size`` sentences (finished chunks kept in ``state``)."""
     import os
 
-    from ..dist.cli import dask_state_dir, run_corpus_chunks
+    from ..dist.cli import run_corpus_chunks
     from ..dist.chunks import cut
 
-    state = dask_state_dir(args, args.out)
     model = os.path.abspath(args.model)
     items = [[s.comments, s.rows, s.words, s.source, s.line, s.index] for s in sents]
     run = run_corpus_chunks("dep parse", client, parse_task, {"model": model, "stamp": _model_stamp(model)},
                             cut(items, args.chunk_size), state, args, desc="dep parse", unit="sentence")
-    return "".join(text for part in run.results for text in part), run, state
+    return "".join(text for part in run.results for text in part), run
 
 
 def cmd_parse(args) -> int:
@@ -205,7 +204,7 @@ def cmd_parse(args) -> int:
     from .conll import format_conll, write_conll
     from .model import DepModel
 
-    dask_state_dir(args, args.out)      # --resume checks, before any work
+    state = dask_state_dir(args, args.out)      # --resume checks, before any work
     if args.out:
         from ..atomic import check_writable
 
@@ -213,20 +212,14 @@ def cmd_parse(args) -> int:
     model = DepModel.load(args.model)
     sents = _read(args.input, args, gold=False, label="input file")
     if args.dask is not None:
-        from ..atomic import atomic_text
-        from ..dist.chunks import remove_state
-        from ..dist.cli import client_for, dask_summary
+        from ..dist.cli import client_for, dask_summary, write_output
 
         del model                       # the workers load their own
         start = time.perf_counter()
         with client_for(args) as client:
-            text, run, state = _parse_on_dask(args, sents, client)
+            text, run = _parse_on_dask(args, sents, client, state)
         dt = time.perf_counter() - start
-        if args.out:
-            atomic_text(args.out, text)
-            remove_state(state)
-        else:
-            sys.stdout.write(text)
+        write_output(args.out, text, state)
         dask_summary("dep parse", run)
         print(f"plgraph dep parse: {len(sents)} sentences in {dt:.2f} s ({len(sents) / max(dt, 1e-9):.0f} "
               f"sentences/s)", file=sys.stderr)

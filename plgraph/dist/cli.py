@@ -140,6 +140,20 @@ def run_corpus_chunks(command: str, client, task, spec: dict, chunks: list, stat
         raise
 
 
+def write_output(out, text: str, state: str | None) -> None:
+    """A corpus command's output: written atomically to ``out`` and only then the run's
+    state folder ``state`` removed (its chunks are no longer needed); standard output
+    when ``out`` is None."""
+    if out:
+        from ..atomic import atomic_text
+        from .chunks import remove_state
+
+        atomic_text(out, text)
+        remove_state(state)
+    else:
+        sys.stdout.write(text)
+
+
 def dask_summary(command: str, run) -> None:
     reused = f", {run.reused} reused from an earlier run" if run.reused else ""
     print(f"plgraph {command}: {run.computed} chunk(s) computed on {run.workers} Dask worker(s){reused} "
@@ -147,4 +161,4 @@ def dask_summary(command: str, run) -> None:
 
 
 __all__ = ["add_dask_options", "client_for", "dask_address", "add_resume_option", "dask_state_dir", "file_items",
-           "bad_to_json", "bad_from_json", "run_corpus_chunks", "dask_summary", "run_log"]
+           "bad_to_json", "bad_from_json", "run_corpus_chunks", "write_output", "dask_summary", "run_log"]

@@ -26,7 +26,7 @@ import time
 
 from ..cliargs import positive_int
 from ..dist.cli import (add_dask_options, add_resume_option, client_for, dask_state_dir, dask_summary,
-                        run_corpus_chunks)
+                        run_corpus_chunks, write_output)
 
 
 def _progress(args):
@@ -72,7 +72,7 @@ def cmd_parse(args) -> int:
     from .parse import Parser
 
     prog = "plgraph parse"
-    dask_state_dir(args, args.out)          # --resume checks, before any work
+    state = dask_state_dir(args, args.out)          # --resume checks, before any work
     if args.out:
         check_writable(args.out)
     if args.input_format == "text" and args.gold_tags:
@@ -88,7 +88,7 @@ def cmd_parse(args) -> int:
     parser = Parser.load(args.model_dir, max_words=args.max_words)
     items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
     if args.dask is not None:
-        return _parse_on_dask(args, parser, items, data.bad, prog)
+        return _parse_on_dask(args, parser, items, data.bad, prog, state)
     results, chunks = [], []
     start = time.perf_counter()
     try:
@@ -109,29 +109,20 @@ def cmd_parse(args) -> int:
     return 0
 
 
-def _parse_on_dask(args, parser, items, bad, prog) -> int:
+def _parse_on_dask(args, parser, items, bad, prog, state) -> int:
     """``parse --dask``: chunks of sentences parsed on the cluster (:mod:`plgraph.parser.parse_jobs`),
     the output assembled in input order -- byte for byte the serial run's -- and written
     atomically; finished chunks wait in ``OUT.chunks`` for ``--resume`` until then."""
-    from ..atomic import atomic_text
-    from ..dist.chunks import cut, remove_state
-    from .parse_jobs import Reported, parse_chunk, parse_spec
+    from .parse_jobs import Reported, parse_chunk, parse_spec, sentence_chunks
 
     if parser.tagger is None and any(tags is None for _, tags, _ in items):
         raise parser._no_tagger()
     spec = {**parse_spec(args.model_dir, args.max_words), "to": args.to, "root": args.root}
-    chunks = cut([[list(w), None if t is None else list(t), sid] for w, t, sid in items], args.chunk_size)
-    state = dask_state_dir(args, args.out)
     with client_for(args) as client:
-        run = run_corpus_chunks("parse", client, parse_chunk, spec, chunks, state, args, desc="parsing",
-                                unit="sentence")
+        run = run_corpus_chunks("parse", client, parse_chunk, spec, sentence_chunks(items, args.chunk_size), state,
+                                args, desc="parsing", unit="sentence")
     records = [r for part in run.results for r in part]
-    text = "".join(r["text"] for r in records)
-    if args.out:
-        atomic_text(args.out, text)
-        remove_state(state)
-    else:
-        sys.stdout.write(text)
+    write_output(args.out, "".join(r["text"] for r in records), state)
     results = [Reported(r["id"], r["status"], r["reason"]) for r in records]
     dask_summary("parse", run)
     _report(results, bad, run.seconds, prog)
@@ -145,9 +136,7 @@ def cmd_evaluate(args) -> int:
     from .evaluate import evaluate_split, format_evaluation
     from .parse import Parser
 
-    from ..dist.chunks import remove_state
-
-    dask_state_dir(args, args.json or args.trees, "--json")        # --resume checks, before any work
+    state = dask_state_dir(args, args.json or args.trees, "--json")        # --resume checks, before any work
     for path in (args.json, args.trees):
         if path:
             check_writable(path)
@@ -159,7 +148,7 @@ def cmd_evaluate(args) -> int:
     for b in c.skipped:
         print(f"plgraph parser evaluate: skipped unreadable sentence {b}", file=sys.stderr)
     with client_for(args) as client:
-        parse_items = None if client is None else _EvaluateOnDask(args, client)
+        parse_items = None if client is None else _EvaluateOnDask(args, client, state)
         doc, results = evaluate_split(parser, sentences, predicted_tags=args.predicted_tags, jobs=args.jobs,
                                       ceiling=not args.no_ceiling, progress=_progress(args), parse_items=parse_items)
     doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": len(c.skipped)})
@@ -172,7 +161,9 @@ def cmd_evaluate(args) -> int:
 
         atomic_text(args.trees, "".join(_tree_text(r, "TOP") + "\n" for r in results))
     if parse_items is not None:
-        remove_state(parse_items.state)         # only now: the results are written
+        from ..dist.chunks import remove_state
+
+        remove_state(state)         # only now: the results are written
     sys.stdout.write(f"split {args.split}: " + format_evaluation(doc))
     return 0
 
@@ -182,19 +173,16 @@ class _EvaluateOnDask:
     chunks parsed on the cluster, kept beside ``--json`` (else ``--trees``) for
     ``--resume``, the results rebuilt in input order."""
 
-    def __init__(self, args, client):
-        self.args, self.client, self.workers = args, client, 0
-        self.state = dask_state_dir(args, args.json or args.trees, "--json")
+    def __init__(self, args, client, state):
+        self.args, self.client, self.state, self.workers = args, client, state, 0
 
     def __call__(self, items):
-        from ..dist.chunks import cut
-        from .parse_jobs import evaluate_chunk, parse_spec, result_from_record
+        from .parse_jobs import evaluate_chunk, parse_spec, result_from_record, sentence_chunks
 
         args = self.args
-        chunks = cut([[list(w), None if t is None else list(t), sid] for w, t, sid in items], args.chunk_size)
         run = run_corpus_chunks("parser evaluate", self.client, evaluate_chunk,
-                                parse_spec(args.model_dir, args.max_words), chunks, self.state, args,
-                                desc="parsing", unit="sentence")
+                                parse_spec(args.model_dir, args.max_words), sentence_chunks(items, args.chunk_size),
+                                self.state, args, desc="parsing", unit="sentence")
         dask_summary("parser evaluate", run)
         self.workers = run.workers
         return [result_from_record(r) for part in run.results for r in part]

@@ -31,6 +31,13 @@ def parse_spec(model_dir, max_words: int) -> dict:
     return {"model_dir": path, "max_words": int(max_words), "stamp": [st.st_size, st.st_mtime_ns]}
 
 
+def sentence_chunks(items, size: int) -> list:
+    """``(words, tags or None, id)`` items as JSON-able chunks of ``size`` for the tasks."""
+    from ..dist.chunks import cut
+
+    return cut([[list(w), None if t is None else list(t), sid] for w, t, sid in items], size)
+
+
 def _parser(spec: dict):
     from ..dist.cluster import worker_cached
     from .parse import Parser
@@ -91,4 +98,4 @@ class Reported:
         return self.status == "fallback"
 
 
-__all__ = ["parse_spec", "parse_chunk", "evaluate_chunk", "result_from_record", "Reported"]
+__all__ = ["sentence_chunks", "parse_spec", "parse_chunk", "evaluate_chunk", "result_from_record", "Reported"]
