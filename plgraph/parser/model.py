@@ -436,29 +436,25 @@ class PassTrainee:
         self.train, self.dev, self.rules, self.threads = train, dev, rules, threads
         self.gradient, self.evaluate_fn = batch_gradient_fn, evaluate_fn
         self.warm_up_key = getattr(batch_gradient_fn, "__code__", batch_gradient_fn)
-        self.stats: dict = {}
+        self.decoder = PassDecoder(batch_gradient_fn, model, train, rules, lrn, threads=threads)
         self.weights = None
 
     def batch_gradient(self, batch):
-        sents = [self.train.sents[i] for i in batch]
-        return self.gradient(self.model, sents, self.train.tokens, self.lrn, self.rules, stats=self.stats,
-                             threads=self.threads)
+        return self.decoder(batch)
 
     def warm_up(self, scratch):
-        sents = [self.train.sents[i] for i in WARMUP_BATCH]
-        return self.gradient(self.model, sents, self.train.tokens, scratch, self.rules, threads=1)
+        return PassDecoder(self.gradient, self.model, self.train, self.rules, scratch)(WARMUP_BATCH)
 
     def replica(self):
         return functools.partial(PassDecoder, self.gradient, self.model, self.train, self.rules)
 
     def add_counters(self, counters: dict) -> None:
         for key, val in counters.items():
-            self.stats[key] = self.stats.get(key, 0) + val
+            self.decoder.stats[key] = self.decoder.stats.get(key, 0) + val
 
     def evaluate(self, epoch, stats) -> dict:
-        record = {"model": self.name, "epoch": epoch, "loss": round(float(stats.loss), 4), **self.stats,
-                  "updates": stats.updates, "train_seconds": round(stats.seconds, 2)}
-        self.stats = {}
+        record = {"model": self.name, "epoch": epoch, "loss": round(float(stats.loss), 4),
+                  **self.decoder.take_counters(), "updates": stats.updates, "train_seconds": round(stats.seconds, 2)}
         self.weights = self.lrn.final_weights(np.float32)
         if self.dev is not None and self.dev.sents:
             start = time.perf_counter()
@@ -479,18 +475,20 @@ class PassTrainee:
 
 
 class PassDecoder:
-    """A Dask replica's decode of a pass (:mod:`plgraph.dist.training`): the batch's
-    sentences of ``train`` through ``gradient`` (the pass's ``batch_gradient``) with
-    ``learner``, one thread (a worker process is one core), counting into ``stats``."""
+    """A pass's decode of a batch: the batch's sentences of ``train`` through ``gradient``
+    (the pass's ``batch_gradient``) with ``learner`` in ``threads`` threads, counting into
+    ``stats``.  :class:`PassTrainee` decodes with one; a Dask replica
+    (:mod:`plgraph.dist.training`) is one too, with one thread (a worker is one core)."""
 
-    def __init__(self, gradient, model, train, rules, learner):
+    def __init__(self, gradient, model, train, rules, learner, threads: int = 1):
         self.gradient, self.model, self.train, self.rules, self.learner = gradient, model, train, rules, learner
+        self.threads = threads
         self.stats: dict = {}
 
     def __call__(self, batch):
         sents = [self.train.sents[i] for i in batch]
         return self.gradient(self.model, sents, self.train.tokens, self.learner, self.rules, stats=self.stats,
-                             threads=1)
+                             threads=self.threads)
 
     def take_counters(self) -> dict:
         out, self.stats = self.stats, {}
