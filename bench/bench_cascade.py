@@ -111,7 +111,7 @@ def main() -> int:
           f"{'trace R':>7s} {'failed':>6s} {'items/sent':>10s}")
     for setting in args.settings.split(","):
         beam, cube = (int(x) for x in setting.split(":"))
-        model = P3.Pass3Model(vocab, inv, replace(cfg3, beam=beam, cube=cube))
+        model = model3.with_config(replace(cfg3, beam=beam, cube=cube))
         r = evaluate_pass3(model, read3, corpus, rules, threads=1)
         print(f"{setting:>16s} {1 / r['sentences_per_second']:7.3f} {r['uas']:6.2f} {r['las']:6.2f} "
               f"{r['spine_acc']:6.2f} {r['trace_p']:7.2f} {r['trace_r']:7.2f} {r['failed']:6d} "

@@ -1373,19 +1373,42 @@ class NaiveGraphParser:
 
 
 # -- pass 2's score tables --------------------------------------------------------------
-def backed_arc_score(keys, nk, lab, w, mask, back):
+def hindex(key, label, hk):
+    """Twin of ``plgraph.parser._pass2.hindex`` in Python integers: the hash of (key,
+    label) into the ``2**bits`` weights if the positive bitmap ``hk[1]`` is empty or has
+    its bit set, else into the negative pool that follows them."""
+    M = (1 << 64) - 1
+
+    def mix64(x):
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M
+        return x ^ (x >> 31)
+
+    def combine(h, v):
+        return mix64(h ^ ((v + 0x9E3779B97F4A7C15 + ((h << 6) & M) + (h >> 2)) & M))
+
+    mask, positive, pos_mask, pool_base, pool_mask = hk
+    h = mix64(combine(int(key), int(label) + 1))
+    if len(positive) == 0:
+        return h & int(mask)
+    bit = h & int(pos_mask)
+    if (int(positive[bit // 8]) >> (bit % 8)) & 1:
+        return h & int(mask)
+    return int(pool_base) + (h & int(pool_mask))
+
+
+def backed_arc_score(keys, nk, lab, w, hk, back):
     """The weights of keys ``keys[:nk]`` x label ``lab`` plus x each of its back-off
     classes ``back[lab]`` (hashed as ``BACKOFF_BASE + class``), summed in plain Python."""
     from plgraph.parser._pass2 import BACKOFF_BASE
-    from plgraph.pruners._kernels import windex
 
-    total = sum(w[windex(keys[i], lab, mask)] for i in range(nk))
+    total = sum(w[hindex(keys[i], lab, hk)] for i in range(nk))
     for cl in back[lab]:
-        total += sum(w[windex(keys[i], BACKOFF_BASE + int(cl), mask)] for i in range(nk))
+        total += sum(w[hindex(keys[i], BACKOFF_BASE + int(cl), hk)] for i in range(nk))
     return total
 
 
-def pass2_label_tables(s, tokens, w, mask, augment, weights, back):
+def pass2_label_tables(s, tokens, w, hk, augment, weights, back):
     """Twin of ``plgraph.parser._pass2.label_tables``: per pair of the prepared sentence
     ``s``, {kind: (best score, label)}, summing the weights of the pair's feature keys
     x label and x the label's back-off classes ``back`` for every candidate label in
@@ -1399,7 +1422,7 @@ def pass2_label_tables(s, tokens, w, mask, augment, weights, back):
         best = {0: (-np.inf, -1), 1: (-np.inf, -1)}
         for j in range(s.cand_off[k], s.cand_off[k + 1]):
             lab, kind = int(s.cand_lab[j]), int(s.cand_kind[j])
-            sc = backed_arc_score(keys, nk, lab, w, mask, back)
+            sc = backed_arc_score(keys, nk, lab, w, hk, back)
             if augment:
                 g = int((s.gold_s if kind == 0 else s.gold_t)[k])
                 sc += weights.extra if g < 0 else (0.0 if g == lab else weights.wrong_label)
@@ -1459,14 +1482,14 @@ def spine_label_fits(label, child_spine, parent_spine):
     return child_ok and any(nm == label.parent and nl == label.parent_null for nm, nl, _ in nodes(parent_spine))
 
 
-def pass3_scores(s, tokens, w, mask, vocab, identities, back):
+def pass3_scores(s, tokens, w, hk, vocab, identities, back):
     """Dense per-label scores of a prepared pass-3 sentence ``s`` in plain Python:
     ``(S, T, spine_score)`` of shapes (N, N, K, K, L) and (N, K) for
     :class:`NaiveGraphParser` (-inf: not allowed), summing the weights of the arc keys
     x label and x its back-off classes ``back``, the joint keys x label and the spine
     keys x spine for every candidate."""
     from plgraph.parser._pass3 import SPINE_SALT, joint_keys
-    from plgraph.pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, pair_keys, windex, word_keys
+    from plgraph.pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, pair_keys, word_keys
 
     N, K, L = s.N, int(s.nsp.max()), len(vocab)
     off = np.concatenate([[0], np.cumsum(s.nsp)])
@@ -1478,7 +1501,7 @@ def pass3_scores(s, tokens, w, mask, vocab, identities, back):
     for k in range(s.pc.shape[0]):
         c, p = int(s.pc[k]), int(s.pp[k])
         nk = pair_keys(tokens.wh, tokens.th, s.base, s.n, c, p, False, keys)
-        arc = {int(lab): backed_arc_score(keys, nk, int(lab), w, mask, back)
+        arc = {int(lab): backed_arc_score(keys, nk, int(lab), w, hk, back)
                for lab in s.cand_lab[s.cand_off[k]:s.cand_off[k + 1]]}
         for i in range(s.nsp[c]):
             for j in range(s.nsp[p]):
@@ -1489,10 +1512,10 @@ def pass3_scores(s, tokens, w, mask, vocab, identities, back):
                     if not spine_label_fits(L_, identities[a], None if p == s.n else identities[b]):
                         continue
                     X = S if L_.kind == 0 else T
-                    X[c, p, i, j, lab] = sc + sum(w[windex(jk[t], lab, mask)] for t in range(nj))
+                    X[c, p, i, j, lab] = sc + sum(w[hindex(jk[t], lab, hk)] for t in range(nj))
     spine = np.zeros((N, K))
     for x in range(s.n):
         nk = word_keys(tokens.wh, tokens.th, s.base, s.n, x, keys)
         for i in range(s.nsp[x]):
-            spine[x, i] = sum(w[windex(keys[t] ^ SPINE_SALT, sid(x, i), mask)] for t in range(nk))
+            spine[x, i] = sum(w[hindex(keys[t] ^ SPINE_SALT, sid(x, i), hk)] for t in range(nk))
     return S, T, spine

@@ -156,6 +156,46 @@ def test_a_folder_from_before_the_label_backoff_decodes_without_one(runs, tmp_pa
         "kind"
 
 
+def test_pass3_keeps_its_negative_pool_in_its_file(runs, tmp_path):
+    """Pass 3 trains with the reference's negative pool (default ``negative_pool`` 0.25):
+    ``pass3.npz`` holds the positive bitmap and the pool's size, the loaded model has the
+    2^bits weights plus the pool, every gold feature of a train sentence is positive,
+    and the weights trained in the pool are not all zero.  A file without the bitmap
+    is a ModelFileError naming it; a folder from before the pool loads without one."""
+    from plgraph.errors import ModelFileError
+    from plgraph.parser.model import ParserFolder, ParserModel
+    from plgraph.parser.pass3 import Pass3Config, Pass3Model, SpineInventory
+
+    m = ParserModel.load(runs["full"])
+    inv = SpineInventory(m.pruners.spine.labels.items, m.vocab)
+    make = lambda c: Pass3Model(m.vocab, inv, c)  # noqa: E731
+    model, read_args = m.pass_model("pass3", Pass3Config, make)
+    assert model.config.negative_pool == 0.25 and model.positive is not None
+    assert model.n_weights == (1 << 16) + (1 << model.pool_bits) == read_args[0].size
+    assert np.count_nonzero(read_args[0][1 << 16:]) > 0
+    with np.load(runs["full"] / "pass3.npz") as z:
+        assert sorted(z.files) == ["pool_bits", "positive", "w"]
+        np.testing.assert_array_equal(z["positive"], model.positive)
+    bad = tmp_path / "bad"
+    shutil.copytree(runs["full"], bad)
+    with np.load(bad / "pass3.npz") as z:
+        np.savez_compressed(bad / "pass3.npz", w=z["w"])
+    with pytest.raises(ModelFileError, match="pass3.npz"):
+        ParserModel.load(bad, pruners=False).pass_model("pass3", Pass3Config, make)
+    old = tmp_path / "old"                   # before the pool: no negative_pool, no bitmap, 2^bits weights
+    shutil.copytree(runs["full"], old)
+    folder = ParserFolder.open(old)
+    assert folder.header["passes"]["pass3"]["config"].pop("negative_pool") == 0.25
+    with np.load(old / "pass3.npz") as z:
+        w = z["w"][:1 << 16]
+    folder.save_pass("pass3", folder.pass_config("pass3", Pass3Config), w, 2, folder.header["curves"])
+    assert folder.header["passes"]["pass3"]["config"].pop("negative_pool") == 0.0
+    folder.write_header()
+    legacy, legacy_args = ParserModel.load(old, pruners=False).pass_model("pass3", Pass3Config, make)
+    assert legacy.config.negative_pool == 0.0 and legacy.positive is None and legacy.n_weights == 1 << 16
+    np.testing.assert_array_equal(legacy_args[0], w)
+
+
 def test_damaged_files_are_model_file_errors_naming_the_file(runs, tmp_path, capsys):
     from plgraph.errors import ModelFileError
     from plgraph.parser.model import ParserModel

@@ -77,7 +77,7 @@ def test_score_tables_equal_plain_python(setting, augment, backoff):
     weights = LossWeights()
     for s in setting["sents"][:6]:
         tables, s_plain, t_plain = model.tables(s, setting["tokens"], plain_read_args(w), augment, weights)
-        want = naive.pass2_label_tables(s, setting["tokens"], w, model.mask, augment, weights, model.back)
+        want = naive.pass2_label_tables(s, setting["tokens"], w, model.hk, augment, weights, model.back)
         for k, best in enumerate(want):
             off = tables.pair_off[s.pc[k], s.pp[k]]
             assert tables.s_lab[off] == best[0][1] and tables.t_lab[off] == best[1][1]

@@ -2,6 +2,8 @@
 brute force, learning, and the pass-2 pruning."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -116,12 +118,72 @@ def test_candidates_follow_pass_2_and_spines_the_classifier(setting):
         assert s3.nsp[-1] == 1 and s3.sp_id[-1] == inv.root
 
 
+def pooled_model(setting):
+    """Pass 3's model with the negative pool: the positive bitmap (2^20 bits) of the
+    setting's short train sentences."""
+    model = P3.Pass3Model(setting["vocab"], setting["inv"], setting["cfg"])
+    model.set_positive(model.positive_bitmap(setting["s3"][:setting["n_train"]], setting["tokens"], bits=20))
+    return model
+
+
+def test_hindex_equals_its_twin_and_pools_the_unseen_pairs():
+    """The weight index of (key, label) equals the plain-Python twin with and without a
+    positive bitmap; without one it is the pruners' ``windex``; with one, pairs whose bit
+    is set stay among the 2^bits weights and the others land in the pool after them."""
+    from plgraph.parser._pass2 import hash_kernel_args, hindex
+    from plgraph.pruners._kernels import windex
+
+    rng = np.random.default_rng(3)
+    keys = rng.integers(1, 2**63, size=400, dtype=np.uint64)
+    labels = rng.integers(0, 1500, size=400)
+    plain = hash_kernel_args(12)
+    positive = np.zeros(1 << 7, np.uint8)              # 1,024 bits, about half set
+    positive[:] = rng.integers(0, 256, size=positive.size)
+    pooled = hash_kernel_args(12, positive, 5)
+    in_pool = 0
+    for k, lab in zip(keys, labels):
+        i, j = int(hindex(k, lab, plain)), int(hindex(k, lab, pooled))
+        assert i == naive.hindex(k, lab, plain) == int(windex(k, lab, np.uint64(4095)))
+        assert j == naive.hindex(k, lab, pooled)
+        if j >= 4096:
+            assert j < 4096 + 32
+            in_pool += 1
+        else:
+            assert j == i
+    assert 100 < in_pool < 300
+
+
+def test_the_positive_bitmap_holds_every_gold_feature(setting):
+    """With the pool, every feature of a train sentence's gold graph keeps a weight among
+    the 2^bits, and some features of wrong graphs fall into the pool; the pool's size is
+    a quarter of the positive pairs, rounded to a power of two."""
+    model = pooled_model(setting)
+    bits = model.config.bits
+    assert model.n_weights == (1 << bits) + (1 << model.pool_bits)
+    count = int(np.unpackbits(model.positive).sum())          # the slow way: every bit an array entry
+    assert model.pool_bits == max(10, round(np.log2(0.25 * count)))
+    pooled = 0
+    for s in setting["s3"][:setting["n_train"]]:
+        idx, _ = model.features(s, setting["tokens"], P2.gold_edges(s.gold), s.gold_spine_id, 1.0)
+        assert (idx < (1 << bits)).all(), s.id
+        wrong = [(c, (p + 1) % (s.n + 1), lab) for c, p, lab in P2.gold_edges(s.gold)]
+        idx, _ = model.features(s, setting["tokens"], wrong, s.gold_spine_id, 1.0)
+        pooled += int((idx >= (1 << bits)).sum())
+    assert pooled > 0
+    other = model.with_config(replace(model.config, trace_bias=-0.5, beam=10))
+    assert other.positive is model.positive and other.hk is model.hk and other.n_weights == model.n_weights
+    assert other.config.trace_bias == -0.5 and model.config.trace_bias == 0.0
+    with pytest.raises(ValueError, match="bits"):
+        model.with_config(replace(model.config, bits=bits + 1))
+
+
+@pytest.mark.parametrize("pool", [False, True])
 @pytest.mark.parametrize("augment", [False, True])
-def test_exhaustive_decode_equals_brute_force(setting, augment):
+def test_exhaustive_decode_equals_brute_force(setting, augment, pool):
     """On sentences of 2-4 words, the exhaustive chart over pass 3's tables finds the
     brute-force optimum of every spined, labelled graph (tests/naive.py, scores computed
-    there in plain Python), and its decode adds up."""
-    model = P3.Pass3Model(setting["vocab"], setting["inv"], setting["cfg"])
+    there in plain Python), and its decode adds up; with and without the negative pool."""
+    model = pooled_model(setting) if pool else P3.Pass3Model(setting["vocab"], setting["inv"], setting["cfg"])
     w = np.random.default_rng(7).normal(scale=0.5, size=model.n_weights)
     args = plain_read_args(w)
     tokens, rules = setting["tokens"], setting["rules"]
@@ -131,7 +193,7 @@ def test_exhaustive_decode_equals_brute_force(setting, augment):
         if s.gold is None or s.n > 4 or np.prod(s.nsp) > 32:
             continue
         d = model.decode(s, tokens, args, rules, augment=augment, beam=0, cube=0)
-        S, T, sp = naive.pass3_scores(s, tokens, w, model.mask, setting["vocab"], setting["inv"].identities,
+        S, T, sp = naive.pass3_scores(s, tokens, w, model.hk, setting["vocab"], setting["inv"].identities,
                                         model.back)
         gold = (s.gold.s, s.gold.t, list(s.gold.spine)) if augment else None
         want = naive.NaiveGraphParser(s.n, rules).solve(S, T, sp, s.nsp, gold)
@@ -141,12 +203,13 @@ def test_exhaustive_decode_equals_brute_force(setting, augment):
     assert checked >= 3
 
 
-def test_every_decode_adds_up(setting):
+@pytest.mark.parametrize("pool", [False, True])
+def test_every_decode_adds_up(setting, pool):
     """Beamed and exhaustive (up to 5 words), plain and loss-augmented: chart score =
     w.phi + loss, the loss is the definition's (edges and spines); a sentence whose gold
     graph is derivable and protected always parses, and exhaustive search never scores
-    it above the prediction."""
-    model = P3.Pass3Model(setting["vocab"], setting["inv"], setting["cfg"])
+    it above the prediction; with and without the negative pool."""
+    model = pooled_model(setting) if pool else P3.Pass3Model(setting["vocab"], setting["inv"], setting["cfg"])
     w = np.random.default_rng(5).normal(scale=0.3, size=model.n_weights)
     args = plain_read_args(w)
     decodes = 0
@@ -202,8 +265,6 @@ def test_ratio_tuning_keeps_the_asked_fraction(setting):
     """The tuned ratio keeps at least the asked share of the gold structural edges pass 2
     can build (or is 0), counted here from the prepared pass-3 sentences' candidates;
     asking for more recall never raises the ratio."""
-    from dataclasses import replace
-
     from plgraph.parser.cascade import tune_ratios
     from plgraph.parser.training import PreparedCorpus
 
@@ -234,8 +295,6 @@ def test_spine_top_check_keeps_spines_that_agree_with_pass_2(setting):
     surviving structural label of one of its pairs (or all, if none agrees); without
     it, all of the classifier's.  The ``max_spines`` cap applies after the check, to
     the classifier's most probable first."""
-    from dataclasses import replace
-
     inv, pr, vocab = setting["inv"], setting["pr"], setting["vocab"]
     lo = setting["n_train"]
     on = setting["cfg"]
@@ -287,8 +346,6 @@ def test_trace_bias_moves_the_decision_and_the_decode_still_adds_up(setting):
     exhaustive search the number of trace edges never falls as the bias rises, a bias of
     -1000 leaves none and +1000 gives at least as many as 0; loss-augmented (training)
     decodes ignore it."""
-    from dataclasses import replace
-
     cfg, vocab, inv = setting["cfg"], setting["vocab"], setting["inv"]
     tokens, rules = setting["tokens"], setting["rules"]
     w = np.random.default_rng(11).normal(scale=0.3, size=P3.Pass3Model(vocab, inv, cfg).n_weights)
@@ -322,8 +379,6 @@ def test_trace_bias_moves_the_decision_and_the_decode_still_adds_up(setting):
 def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
     """The tuned bias is the grid's best unlabelled trace F1 (nearest 0 on ties), and
     each curve row is evaluate_pass3's at that bias."""
-    from dataclasses import replace
-
     from plgraph.parser.cascade import Prepared3, evaluate_pass3, tune_trace_bias
 
     cfg, vocab, inv = setting["cfg"], setting["vocab"], setting["inv"]

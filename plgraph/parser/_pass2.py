@@ -25,25 +25,65 @@ from numba import njit
 from .. import _numba_cache
 from ..config import NUMBA_CACHE
 from ..pruners import _kernels as PK
-from ..learn._kernels import wpeek
-from ..pruners._kernels import MAX_PAIR_KEYS, pair_keys, score, windex
+from ..learn._kernels import combine, mix64, wpeek
+from ..pruners._kernels import MAX_PAIR_KEYS, pair_keys
 
 NEG = -np.inf
 #: back-off class c is hashed as the label ``BACKOFF_BASE + c`` (above every label id)
 BACKOFF_BASE = 1 << 40
 
+_S3 = np.uint64(3)
+_S7 = np.uint64(7)
+_ONE = np.uint64(1)
+
+
+def hash_kernel_args(bits: int, positive=None, pool_bits: int = 0) -> tuple:
+    """The weight-index arguments ``hk`` of :func:`hindex`: ``(mask, positive, positive
+    mask, pool base, pool mask)``.  Without ``positive`` (a bitmap, uint8, a power of two
+    bytes long) every (key, label) hashes into the ``2**bits`` weights."""
+    pos = np.zeros(0, np.uint8) if positive is None else np.ascontiguousarray(positive, np.uint8)
+    pos_mask = np.uint64(pos.shape[0] * 8 - 1) if pos.shape[0] else np.uint64(0)
+    pool_mask = np.uint64((1 << pool_bits) - 1) if pos.shape[0] else np.uint64(0)
+    return (np.uint64((1 << bits) - 1), pos, pos_mask, np.int64(1 << bits), pool_mask)
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def hindex(key, label, hk):
+    """The weight of (``key``, ``label``): ``mix64(combine(key, label + 1))`` masked into
+    the ``2**bits`` weights (:func:`plgraph.pruners._kernels.windex`) when ``hk`` has no
+    positive bitmap or its bit is set (a "positive" feature, seen in a gold graph), else
+    into the shared negative pool after them (the reference's ``negativeFeaturePower``
+    pool)."""
+    h = mix64(combine(key, np.uint64(label + 1)))
+    pos = hk[1]
+    if pos.shape[0] == 0:
+        return np.int64(h & hk[0])
+    b = h & hk[2]
+    if (np.uint64(pos[b >> _S3]) >> (b & _S7)) & _ONE:
+        return np.int64(h & hk[0])
+    return hk[3] + np.int64(h & hk[4])
+
+
+@njit(cache=NUMBA_CACHE, inline="always")
+def hscore(keys, nk, label, hk, w, q, u, nn, eta, C, reg):
+    """``sum_k w[hindex(keys[k], label, hk)]`` over ``keys[:nk]`` (caught up, not written back)."""
+    s = 0.0
+    for k in range(nk):
+        s += wpeek(w, q, u, nn, eta, C, reg, hindex(keys[k], label, hk))
+    return s
+
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def labelled_score(keys, nk, lab, back, cls_score, cls_stamp, stamp, mask, w, q, u, nn, eta, C, reg):
+def labelled_score(keys, nk, lab, back, cls_score, cls_stamp, stamp, hk, w, q, u, nn, eta, C, reg):
     """The score of keys ``keys[:nk]`` x label ``lab`` plus x each of its back-off classes
     ``back[lab, :]``; a class's score is cached in ``cls_score`` while ``cls_stamp[c]``
     equals ``stamp`` (one stamp per pair)."""
-    s = score(keys, nk, lab, mask, w, q, u, nn, eta, C, reg)
+    s = hscore(keys, nk, lab, hk, w, q, u, nn, eta, C, reg)
     for b in range(back.shape[1]):
         c = back[lab, b]
         if cls_stamp[c] != stamp:
             cls_stamp[c] = stamp
-            cls_score[c] = score(keys, nk, BACKOFF_BASE + c, mask, w, q, u, nn, eta, C, reg)
+            cls_score[c] = hscore(keys, nk, BACKOFF_BASE + c, hk, w, q, u, nn, eta, C, reg)
         s += cls_score[c]
     return s
 
@@ -73,7 +113,7 @@ def augmented(plain, gold_lab, lab, augment, extra, wrong):
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s, gold_t, augment, extra, wrong,
-                 back, mask, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best, t_lab, s_plain, t_plain):
+                 back, hk, w, q, u, nn, eta, C, reg, s_best, s_lab, t_best, t_lab, s_plain, t_plain):
     """Best structural and best trace label of every listed pair ``(pc[k], pp[k])``.
 
     Candidates of pair k: ``cand_lab[cand_off[k]:cand_off[k+1]]`` of kinds ``cand_kind``
@@ -99,7 +139,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
         for j in range(cand_off[k], cand_off[k + 1]):
             lab = cand_lab[j]
             kind = cand_kind[j]
-            plain = labelled_score(keys, nk, lab, back, cls_score, cls_stamp, k, mask, w, q, u, nn, eta, C, reg)
+            plain = labelled_score(keys, nk, lab, back, cls_score, cls_stamp, k, hk, w, q, u, nn, eta, C, reg)
             sc = augmented(plain, gold[kind], lab, augment, extra, wrong)
             if sc > best[kind]:
                 best[kind] = sc
@@ -114,7 +154,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, gold_s,
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def candidate_scores(wh, th, base, n, pc, pp, cand_off, cand_lab, back, mask, w, q, u, nn, eta, C, reg, out):
+def candidate_scores(wh, th, base, n, pc, pp, cand_off, cand_lab, back, hk, w, q, u, nn, eta, C, reg, out):
     """``out[j]``: the plain score of every candidate label ``cand_lab[j]`` of every listed
     pair (the per-label scores behind :func:`label_tables`' best ones; pass 3 reads
     labelled max-marginals off them, the reference's ``A2``)."""
@@ -123,12 +163,12 @@ def candidate_scores(wh, th, base, n, pc, pp, cand_off, cand_lab, back, mask, w,
     for k in range(pc.shape[0]):
         nk = pair_keys(wh, th, base, n, pc[k], pp[k], False, keys)
         for j in range(cand_off[k], cand_off[k + 1]):
-            out[j] = labelled_score(keys, nk, cand_lab[j], back, cls_score, cls_stamp, k, mask, w, q, u, nn, eta,
+            out[j] = labelled_score(keys, nk, cand_lab[j], back, cls_score, cls_stamp, k, hk, w, q, u, nn, eta,
                                     C, reg)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def edge_features(wh, th, base, n, ec, ep, elab, sign, back, mask, out_idx, out_val):
+def edge_features(wh, th, base, n, ec, ep, elab, sign, back, hk, out_idx, out_val):
     """Feature indices of the edges ``(ec[e], ep[e], elab[e])`` with value ``sign[e]``
     written to ``out_idx`` / ``out_val`` (room for ``MAX_PAIR_KEYS * (1 + back.shape[1])``
     per edge); returns how many were written."""
@@ -136,22 +176,22 @@ def edge_features(wh, th, base, n, ec, ep, elab, sign, back, mask, out_idx, out_
     m = 0
     for e in range(ec.shape[0]):
         nk = pair_keys(wh, th, base, n, ec[e], ep[e], False, keys)
-        m = keyed_features(keys, nk, elab[e], back, sign[e], mask, out_idx, out_val, m)
+        m = keyed_features(keys, nk, elab[e], back, sign[e], hk, out_idx, out_val, m)
     return m
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def keyed_features(keys, nk, lab, back, value, mask, out_idx, out_val, m):
+def keyed_features(keys, nk, lab, back, value, hk, out_idx, out_val, m):
     """Write the entries of keys ``keys[:nk]`` x label ``lab`` and x its back-off classes
     from ``out_idx[m]`` on; returns the new ``m`` (:func:`labelled_score`'s features)."""
     for k in range(nk):
-        out_idx[m] = windex(keys[k], lab, mask)
+        out_idx[m] = hindex(keys[k], lab, hk)
         out_val[m] = value
         m += 1
     for b in range(back.shape[1]):
         cl = BACKOFF_BASE + back[lab, b]
         for k in range(nk):
-            out_idx[m] = windex(keys[k], cl, mask)
+            out_idx[m] = hindex(keys[k], cl, hk)
             out_val[m] = value
             m += 1
     return m

@@ -29,9 +29,9 @@ from .. import _numba_cache
 from . import _pass2
 from ..config import NUMBA_CACHE
 from ..learn._kernels import combine, wpeek
-from ._pass2 import augmented, class_cache, keyed_features, labelled_score
+from ._pass2 import augmented, class_cache, hindex, keyed_features, labelled_score
 from ..pruners import _kernels as PK
-from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, _atom, dist_bin, pair_keys, windex, word_keys
+from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, _atom, dist_bin, pair_keys, word_keys
 
 NEG = -np.inf
 #: joint (spine, spine, label) keys per edge
@@ -57,7 +57,7 @@ def joint_keys(th, base, n, c, p, sc, sp, out):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def spine_scores(wh, th, base, n, sp_off, sp_id, mask, w, q, u, nn, eta, C, reg, out):
+def spine_scores(wh, th, base, n, sp_off, sp_id, hk, w, q, u, nn, eta, C, reg, out):
     """``out[k]`` = the score of spine option k (``sp_id[k]``; word w's options are
     ``sp_off[w] .. sp_off[w+1]-1``, w < n; ROOT's option is not scored)."""
     keys = np.empty(MAX_WORD_KEYS, np.uint64)
@@ -66,7 +66,7 @@ def spine_scores(wh, th, base, n, sp_off, sp_id, mask, w, q, u, nn, eta, C, reg,
         for k in range(sp_off[wd], sp_off[wd + 1]):
             s = 0.0
             for j in range(nk):
-                s += wpeek(w, q, u, nn, eta, C, reg, windex(keys[j] ^ SPINE_SALT, sp_id[k], mask))
+                s += wpeek(w, q, u, nn, eta, C, reg, hindex(keys[j] ^ SPINE_SALT, sp_id[k], hk))
             out[k] = s
     for k in range(sp_off[n], sp_off[n + 1]):
         out[k] = 0.0
@@ -74,7 +74,7 @@ def spine_scores(wh, th, base, n, sp_off, sp_id, mask, w, q, u, nn, eta, C, reg,
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off, sp_off, sp_id, ok_c, ok_p,
-                 gold_s, gold_t, augment, extra, wrong, back, mask, w, q, u, nn, eta, C, reg, s_best, s_lab,
+                 gold_s, gold_t, augment, extra, wrong, back, hk, w, q, u, nn, eta, C, reg, s_best, s_lab,
                  t_best, t_lab, s_plain, t_plain):
     """Best structural and best trace label of every listed pair ``(pc[k], pp[k])`` and
     spine pair: block k starts at ``blk_off[k]``, entry ``i * nsp[p] + j`` for option i
@@ -102,7 +102,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
         nk = pair_keys(wh, th, base, n, c, p, False, keys)
         lo, hi = cand_off[k], cand_off[k + 1]
         for j in range(lo, hi):
-            arc[j - lo] = labelled_score(keys, nk, cand_lab[j], back, cls_score, cls_stamp, k, mask, w, q, u, nn,
+            arc[j - lo] = labelled_score(keys, nk, cand_lab[j], back, cls_score, cls_stamp, k, hk, w, q, u, nn,
                                          eta, C, reg)
         gold[0] = gold_s[k]
         gold[1] = gold_t[k]
@@ -122,7 +122,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
                     kind = cand_kind[j]
                     plain = arc[j - lo]
                     for t in range(N_JOINT):
-                        plain += wpeek(w, q, u, nn, eta, C, reg, windex(jk[t], lab, mask))
+                        plain += wpeek(w, q, u, nn, eta, C, reg, hindex(jk[t], lab, hk))
                     sc_ = augmented(plain, gold[kind], lab, augment, extra, wrong)
                     if sc_ > best[kind]:
                         best[kind] = sc_
@@ -138,7 +138,7 @@ def label_tables(wh, th, base, n, pc, pp, cand_off, cand_lab, cand_kind, blk_off
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, back, mask, out_idx, out_val):
+def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, back, hk, out_idx, out_val):
     """Feature (index, value) entries of the edges ``(ec[e], ep[e], elab[e])`` between
     spine identities ``esc[e]`` / ``esp[e]`` and of the spines ``sps[k]`` of words
     ``spw[k]``, with value ``sign``; returns how many were written (room:
@@ -149,16 +149,16 @@ def features(wh, th, base, n, ec, ep, elab, esc, esp, spw, sps, sign, back, mask
     m = 0
     for e in range(ec.shape[0]):
         nk = pair_keys(wh, th, base, n, ec[e], ep[e], False, keys)
-        m = keyed_features(keys, nk, elab[e], back, sign, mask, out_idx, out_val, m)
+        m = keyed_features(keys, nk, elab[e], back, sign, hk, out_idx, out_val, m)
         joint_keys(th, base, n, ec[e], ep[e], esc[e], esp[e], jk)
         for k in range(N_JOINT):
-            out_idx[m] = windex(jk[k], elab[e], mask)
+            out_idx[m] = hindex(jk[k], elab[e], hk)
             out_val[m] = sign
             m += 1
     for k in range(spw.shape[0]):
         nk = word_keys(wh, th, base, n, spw[k], keys)
         for j in range(nk):
-            out_idx[m] = windex(keys[j] ^ SPINE_SALT, sps[k], mask)
+            out_idx[m] = hindex(keys[j] ^ SPINE_SALT, sps[k], hk)
             out_val[m] = sign
             m += 1
     return m

@@ -217,7 +217,7 @@ def tune_trace_bias(model: Pass3Model, read_args, corpus: Prepared3, rules: Rule
 
     curve = []
     for bias in grid:
-        m = Pass3Model(model.vocab, model.inventory, replace(model.config, trace_bias=float(bias)))
+        m = model.with_config(replace(model.config, trace_bias=float(bias)))
         r = evaluate_pass3(m, read_args, corpus, rules, threads=threads)
         p, rec = r["trace_p"], r["trace_r"]
         f = round(2 * p * rec / (p + rec), 2) if p + rec > 0 else 0.0

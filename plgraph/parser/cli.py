@@ -103,7 +103,7 @@ def _pass_config(args, name: str, config_cls, resume: bool):
     with ``resume`` and a checkpoint of the pass, over the checkpoint's (``conflicts``:
     given options that differ from it)."""
     from ..modelfile import model_errors
-    from .model import option_suffix, pass_conflicts, stored_pass_config
+    from .model import option_suffix, pass_conflicts, stored_config, stored_pass_config
 
     suffix = option_suffix(name)
     given = given_config(args, config_cls, suffix)
@@ -111,7 +111,7 @@ def _pass_config(args, name: str, config_cls, resume: bool):
     if stored is None:
         return config_cls(**given), []
     with model_errors(os.path.join(args.model_dir, f"checkpoint-{name}.json"), f"{name} checkpoint"):
-        config = config_cls(**{**stored, **{k: v for k, v in given.items() if k == "epochs"}})
+        config = stored_config(config_cls, {**stored, **{k: v for k, v in given.items() if k == "epochs"}})
     return config, pass_conflicts(given, stored, suffix)
 
 
@@ -294,8 +294,8 @@ def _train_locked(args) -> int:
     folder, vocab, rules = _parser_folder(args, stored, opts, data, pr, pdir, progress)
     train_tagger(M, data.coarse_train, retrain=stored is None)
     check_interrupt()
-    res2, train_c, dev_c = _train_pass2(args, folder, pr, vocab, rules, config2, data, progress)
-    _train_pass3(args, folder, pr, vocab, rules, config2, res2, config3, train_c, dev_c, data, progress)
+    res2, train_c, dev_c, model2 = _train_pass2(args, folder, pr, vocab, rules, config2, data, progress)
+    _train_pass3(args, folder, pr, vocab, rules, model2, res2, config3, train_c, dev_c, data, progress)
     print(f"parser model in {folder.path} ({time.perf_counter() - start:.0f} s)")
     return 0
 
@@ -368,14 +368,24 @@ def _train_pass2(args, folder, pr, vocab, rules, config, data: _Data, progress):
                        too_long=data.too_long_train, progress=progress)
     dev_c = _prepare(data.dev, pr, vocab, None, training=False, what=f"pass 2 dev ({words})",
                      too_long=data.too_long_dev, progress=progress)
-    res = train_pass(folder, "pass2", Pass2Model(vocab, config), config, train_c, dev_c, rules, batch_gradient,
+    model2 = Pass2Model(vocab, config)
+    _take_positive("pass 2", model2, train_c)
+    res = train_pass(folder, "pass2", model2, config, train_c, dev_c, rules, batch_gradient,
                      evaluate_pass2, resume=args.resume, threads=args.threads, progress=progress, log=print,
                      client=getattr(args, "client", None))
     print(_summary(res))
-    return res, train_c, dev_c
+    return res, train_c, dev_c, model2
 
 
-def _train_pass3(args, folder, pr, vocab, rules, config2, res2, config, train_c, dev_c, data: _Data, progress):
+def _take_positive(name: str, model, corpus) -> None:
+    """Give a pass with a negative pool its positive pairs: those of ``corpus``'s gold graphs."""
+    count = model.take_positive(corpus.sents, corpus.tokens)
+    if count is not None:
+        print(f"{name}: {count} positive (feature, label) pairs in the train split's gold graphs; the others "
+              f"share a negative pool of 2^{model.pool_bits} weights")
+
+
+def _train_pass3(args, folder, pr, vocab, rules, model2, res2, config, train_c, dev_c, data: _Data, progress):
     """Decode train and dev with the final pass 2 (outside scores), tune its pruning
     ratios on dev unless given (or stored), prepare pass 3's sentences and train it."""
     from dataclasses import replace
@@ -386,12 +396,10 @@ def _train_pass3(args, folder, pr, vocab, rules, config2, res2, config, train_c,
     from . import pass3 as P3
     from .cascade import evaluate_pass3, pass2_outputs, prepare_corpus3, tune_ratios
     from .model import train_pass
-    from .pass2 import Pass2Model
 
     given = given_config(args, P3.Pass3Config, "3")
     if res2.first_epoch <= res2.epochs:         # pass 2 changed in this run: its stored ratios are stale
         config = replace(config, ratio_s=given.get("ratio_s"), ratio_t=given.get("ratio_t"))
-    model2 = Pass2Model(vocab, config2)
     read2 = plain_read_args(res2.weights.astype(np.float64))
     out_dev = pass2_outputs(model2, read2, dev_c, rules, threads=args.threads, progress=progress)
     check_interrupt()
@@ -409,12 +417,14 @@ def _train_pass3(args, folder, pr, vocab, rules, config2, res2, config, train_c,
                              progress=progress)
     dev3 = prepare_corpus3(data.dev, dev_c, out_dev, pr, inventory, vocab, config, training=False, progress=progress)
     check_interrupt()
-    res = train_pass(folder, "pass3", P3.Pass3Model(vocab, inventory, config), config, train3, dev3, rules,
+    model3 = P3.Pass3Model(vocab, inventory, config)
+    _take_positive("pass 3", model3, train3)
+    res = train_pass(folder, "pass3", model3, config, train3, dev3, rules,
                      P3.batch_gradient, evaluate_pass3, resume=args.resume, threads=args.threads, progress=progress,
                      log=print, client=getattr(args, "client", None))
     print(_summary(res))
     if config.trace_bias is None:
-        _tune_trace_bias(args, folder, P3.Pass3Model(vocab, inventory, config), res, dev3, rules)
+        _tune_trace_bias(args, folder, model3, res, dev3, rules)
     return res
 
 

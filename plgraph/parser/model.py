@@ -52,7 +52,7 @@ import os
 import re
 import time
 import zlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -189,11 +189,13 @@ class ParserFolder:
         self.header = doc
         atomic_json(os.path.join(self.path, "parser.json"), doc)
 
-    def save_pass(self, name: str, config, weights: np.ndarray, epoch: int, curves: list) -> None:
-        """After epoch ``epoch`` of pass ``name``: its final ``weights`` (stored float32) in
-        ``<name>.npz``, then ``parser.json`` (the pass's config, epochs and weights CRC;
-        ``curves``, the rows of every pass), ``curves.json``/``.csv`` and ``log.jsonl``."""
-        arrays = {"w": np.asarray(weights, np.float32)}
+    def save_pass(self, name: str, config, weights: np.ndarray, epoch: int, curves: list,
+                  extra: dict | None = None) -> None:
+        """After epoch ``epoch`` of pass ``name``: its final ``weights`` (stored float32) and
+        the model's ``extra`` arrays (pass 3's positive bitmap) in ``<name>.npz``, then
+        ``parser.json`` (the pass's config, epochs and the arrays' CRC; ``curves``, the
+        rows of every pass), ``curves.json``/``.csv`` and ``log.jsonl``."""
+        arrays = {**(extra or {}), "w": np.asarray(weights, np.float32)}
         npz = f"{name}.npz"
         atomic_savez_compressed(os.path.join(self.path, npz), **arrays)
         dropped = self._drop_passes_after(name)
@@ -285,22 +287,29 @@ class ParserFolder:
         return [r for r in self.header.get("curves") or [] if isinstance(r, dict) and r.get("model") != name]
 
     def pass_config(self, name: str, config_cls):
-        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``).  A
-        folder written before the label back-off existed has no ``backoff``: its weights
-        were trained without one (``"none"``)."""
+        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``), options
+        added since filled in as folders written before them were trained
+        (:func:`stored_config`)."""
         entry = self._pass_entry(name)
         with model_errors(os.path.join(self.path, "parser.json"), f"{name} config"):
-            return config_cls(**{"backoff": "none", **entry["config"]})
+            return stored_config(config_cls, entry["config"])
 
-    def pass_weights(self, name: str, n_weights: int) -> np.ndarray:
-        """Pass ``name``'s final weights as float64 (exactly the stored float32 values);
-        ModelFileError naming ``<name>.npz`` when it is missing, damaged, of another length
-        than ``n_weights``, or not the file ``parser.json`` records."""
+    def pass_arrays(self, name: str) -> tuple[dict, str]:
+        """``(arrays, path)`` of pass ``name``'s ``<name>.npz``: ``w`` and any extra arrays,
+        checked against the CRC ``parser.json`` records; ModelFileError naming the file
+        when it is missing, damaged, or not the one ``parser.json`` records."""
         entry = self._pass_entry(name)
         npath = os.path.join(self.path, entry["npz"])
         arrays = load_npz(npath, {"w": (1, "f")}, f"{name} weights")
-        check_array(arrays, npath, "w", shape=(n_weights,))
         check_crc32(entry, npath, content_crc32(arrays), os.path.join(self.path, "parser.json"))
+        return arrays, npath
+
+    def pass_weights(self, name: str, n_weights: int) -> np.ndarray:
+        """Pass ``name``'s final weights as float64 (exactly the stored float32 values);
+        ModelFileError naming ``<name>.npz`` as :meth:`pass_arrays`, or when they are not
+        ``n_weights`` long."""
+        arrays, npath = self.pass_arrays(name)
+        check_array(arrays, npath, "w", shape=(n_weights,))
         return arrays["w"].astype(np.float64)
 
     def _pass_entry(self, name: str) -> dict:
@@ -347,8 +356,19 @@ class ParserModel:
         """``(model, read_args)`` of trained pass ``name``: ``make(config)`` (``config``: the
         stored config as a ``config_cls``; e.g. ``lambda c: Pass2Model(m.vocab, c)``) and the
         ``wread`` arguments of its final weights."""
-        model = make(self.folder.pass_config(name, config_cls))
-        return model, plain_read_args(self.folder.pass_weights(name, model.n_weights))
+        config = self.folder.pass_config(name, config_cls)
+        model = make(config)
+        arrays, npath = self.folder.pass_arrays(name)
+        if "positive" in arrays:
+            with model_errors(npath, f"{name} weights"):
+                check_array(arrays, npath, "positive", 1, "u")
+                check_array(arrays, npath, "pool_bits", 0, "i")
+                model.set_positive(arrays["positive"].astype(np.uint8), int(arrays["pool_bits"]))
+        elif getattr(config, "negative_pool", 0):
+            raise ModelFileError(f"{name} was trained with a negative pool (negative_pool "
+                                 f"{config.negative_pool}) but its file has no positive bitmap", source=npath)
+        check_array(arrays, npath, "w", shape=(model.n_weights,))
+        return model, plain_read_args(arrays["w"].astype(np.float64))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,6 +390,18 @@ class PassResult:
 def _learner(config, n_weights: int):
     """A fresh learner of a pass: AdaGrad with the config's ``eta``, ``C`` and ``reg``."""
     return make_learner("adagrad", n_weights, eta=config.eta, C=config.C, reg=config.reg)
+
+
+#: options added to the pass configs since the first folders were written, with the value
+#: that reproduces how a folder (or checkpoint) without them was trained
+LEGACY_OPTIONS = {"backoff": "none", "negative_pool": 0.0}
+
+
+def stored_config(config_cls, stored: dict):
+    """A ``config_cls`` from a stored config dict, the :data:`LEGACY_OPTIONS` of
+    ``config_cls`` it lacks filled in (TypeError for an unknown key)."""
+    names = {f.name for f in fields(config_cls)}
+    return config_cls(**{**{k: v for k, v in LEGACY_OPTIONS.items() if k in names}, **stored})
 
 
 def stored_pass_config(folder, name: str) -> dict | None:
@@ -418,6 +450,13 @@ def _resume_pass(folder: ParserFolder, name: str, config, n_weights: int):
     rows = [r for r in doc["curves"] if isinstance(r, dict) and isinstance(r.get("epoch"), int)
             and r["epoch"] <= doc["epoch"]]
     return lrn, doc["epoch"] + 1, rows
+
+
+def stored_arrays(model) -> dict:
+    """The arrays a pass's model keeps beside its weights (``model.stored_arrays()``;
+    none for pass 2)."""
+    keep = getattr(model, "stored_arrays", None)
+    return keep() if keep is not None else {}
 
 
 class PassTrainee:
@@ -471,7 +510,7 @@ class PassTrainee:
                "curves": [r for r in history if r.get("model") == self.name]}
         write_checkpoint(self.folder.path, f"checkpoint-{self.name}", epoch, arrays, doc, format=CHECKPOINT_FORMAT,
                          version=CHECKPOINT_VERSION, crc_keys=_CHECKPOINT_CRC_KEYS, compressed=True)
-        self.folder.save_pass(self.name, self.config, self.weights, epoch, history)
+        self.folder.save_pass(self.name, self.config, self.weights, epoch, history, stored_arrays(self.model))
 
 
 class PassDecoder:
@@ -531,7 +570,7 @@ def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev
         say(f"{name}: the checkpoint has {first - 1} epoch(s) already (epochs {config.epochs}): nothing to train")
         weights = lrn.final_weights(np.float32)
         if folder.header["passes"].get(name, {}).get("epochs") != first - 1:    # killed before parser.json
-            folder.save_pass(name, config, weights, first - 1, history)
+            folder.save_pass(name, config, weights, first - 1, history, stored_arrays(model))
     return PassResult(name, weights, [r for r in history if r.get("model") == name], max(first - 1, config.epochs),
                       first)
 

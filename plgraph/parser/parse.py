@@ -243,9 +243,7 @@ class Parser:
 
     def with_config3(self, **changes) -> "Parser":
         """A copy whose pass 3 runs with other settings (``beam``, ``cube``, ``trace_bias`` ...)."""
-        from .pass3 import Pass3Model
-
-        m3 = Pass3Model(self.vocab, self.inventory, replace(self.model3.config, **changes))
+        m3 = self.model3.with_config(replace(self.model3.config, **changes))
         return Parser(self.model, self.model2, self.read2, m3, self.read3, self.inventory, self.tagger,
                       max_words=self.max_words, model_dir=self.model_dir)
 

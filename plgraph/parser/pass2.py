@@ -39,6 +39,7 @@ from . import _pass2 as K
 from .chart import ChartResult, parse_chart
 from .gold import gold_item_ids
 from .labels import ROOT_TAG, LabelVocab, graph_labels
+from .pool import PooledWeights
 from .tables import ChartTables, Gold, LossWeights
 
 
@@ -49,7 +50,10 @@ class Pass2Config:
     pass over the data; beam 100, cube depth 500 -- notes 1ec-parser.md §10), with
     hashed weights (2^bits).  ``backoff``: the label classes every edge feature is also
     conjoined with (:meth:`~plgraph.parser.labels.LabelVocab.backoff_classes`; plgraph's,
-    ``"none"`` is the reference's model)."""
+    ``"none"`` is the reference's model).  ``negative_pool``: the size of the pool the
+    (feature, label) pairs never seen in a train gold graph share, as a fraction of the
+    seen ones (:mod:`plgraph.parser.pool`; the reference's 1EC arc parser: 2^-8); 0: every
+    pair hashed alike."""
 
     bits: int = 22
     backoff: str = "kind"
@@ -60,6 +64,7 @@ class Pass2Config:
     C: float = 1e-9
     reg: str = "l1"
     epochs: int = 1
+    negative_pool: float = 0.0
 
 
 @dataclass
@@ -224,15 +229,20 @@ class Decoded:
                 and self.gold_score > self.model_score + self.loss + 1e-6)
 
 
-class Pass2Model:
-    """Hashed edge weights over (arc features x label); see the module docstring."""
+class Pass2Model(PooledWeights):
+    """Hashed edge weights over (arc features x label); see the module docstring.
+    ``positive`` / ``pool_bits``: the negative pool (:class:`~plgraph.parser.pool.PooledWeights`)."""
 
-    def __init__(self, vocab: LabelVocab, config: Pass2Config = Pass2Config()):
+    def __init__(self, vocab: LabelVocab, config: Pass2Config = Pass2Config(), positive: np.ndarray | None = None,
+                 pool_bits: int | None = None):
         self.vocab = vocab
         self.config = config
-        self.mask = np.uint64((1 << config.bits) - 1)
-        self.n_weights = 1 << config.bits
         self.back = vocab.backoff_classes(config.backoff)
+        self.set_positive(positive, pool_bits)
+
+    def gold_features(self, sent: Pass2Sentence, tokens):
+        """Feature (index, value) entries of ``sent``'s gold edges."""
+        return self.features(sent, tokens, gold_edges(sent.gold), 1.0)
 
     def tables(self, sent: Pass2Sentence, tokens, read_args, augment: bool = False,
                weights: LossWeights = LossWeights()):
@@ -246,7 +256,7 @@ class Pass2Model:
         s_plain, t_plain = np.empty(k), np.empty(k)
         K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
                        sent.cand_kind, sent.gold_s, sent.gold_t, bool(augment), float(weights.extra),
-                       float(weights.wrong_label), self.back, self.mask, *read_args, s_best, s_lab, t_best, t_lab,
+                       float(weights.wrong_label), self.back, self.hk, *read_args, s_best, s_lab, t_best, t_lab,
                        s_plain, t_plain)
         N = sent.N
         pair_off = np.full((N, N), -1, np.int64)
@@ -269,7 +279,7 @@ class Pass2Model:
         room = e.shape[0] * MAX_PAIR_KEYS * (1 + self.back.shape[1])
         idx, val = np.empty(room, np.int64), np.empty(room)
         m = K.edge_features(tokens.wh, tokens.th, sent.base, sent.n, e[:, 0], e[:, 1], e[:, 2],
-                            np.full(e.shape[0], sign), self.back, self.mask, idx, val)
+                            np.full(e.shape[0], sign), self.back, self.hk, idx, val)
         return idx[:m], val[:m]
 
     def decode(self, sent: Pass2Sentence, tokens, read_args=None, rules: RuleTables | None = None, *,

@@ -48,6 +48,7 @@ from . import _pass3 as K
 from .chart import parse_chart
 from .gold import gold_item_ids
 from .labels import LabelVocab, sibling_table
+from .pool import PooledWeights
 from .pass2 import Decoded, Pass2Model, Pass2Sentence, collect_gradient, gold_edges, gold_graph, hamming_loss
 from .tables import ChartTables, Gold, LossWeights
 
@@ -72,9 +73,17 @@ class Pass3Config:
     between trace precision and recall; None = tuned on dev after training
     (:func:`plgraph.parser.cascade.tune_trace_bias`, best unlabelled trace F1).  It is
     plgraph's, not the seed's (which has none); 0 decodes as the reference does.
-    ``backoff``: as :class:`~plgraph.parser.pass2.Pass2Config`'s, for the arc keys."""
+    ``backoff``: as :class:`~plgraph.parser.pass2.Pass2Config`'s, for the arc keys.
+    ``negative_pool``: the (feature, label) pairs never seen in a gold graph of the train
+    split share a pool of weights this fraction the size of the seen ("positive") ones,
+    rounded to a power of two, as the reference's hashed negative pool
+    (``negativeFeaturePower`` -2 for the full parser: 2^-2 = 0.25, notes 1ec-anchor.md
+    §5.3); the seen pairs keep their own hashed weights among ``2**bits``.  0: no pool,
+    every pair hashed alike (plgraph's models before 2026-12-05).  Measured in
+    ``bench/RESULTS.md``: the pool makes unseen evidence count against an edge, which
+    is what makes the model's traces precise."""
 
-    bits: int = 22
+    bits: int = 24
     backoff: str = "kind"
     beam: int = 100
     cube: int = 10000
@@ -89,6 +98,7 @@ class Pass3Config:
     spine_top_check: bool = True
     max_spines: int = 3
     trace_bias: float | None = 0.0
+    negative_pool: float = 0.25
 
 
 #: spine options a word gets when a sentence is prepared again after pass 3 found no parse
@@ -213,7 +223,7 @@ def pass2_pruning(model2: Pass2Model, sent2: Pass2Sentence, tokens, read_args, r
     mm_t = res.arc_mm_t.copy() if res.arc_mm_t is not None else np.full((N, N), NEG)
     scores = np.empty(sent2.cand_lab.shape[0])
     candidate_scores(tokens.wh, tokens.th, sent2.base, sent2.n, sent2.pc, sent2.pp, sent2.cand_off, sent2.cand_lab,
-                     model2.back, model2.mask, *read_args, scores)
+                     model2.back, model2.hk, *read_args, scores)
     pair = np.repeat(np.arange(sent2.pc.shape[0]), np.diff(sent2.cand_off))
     c, p = sent2.pc[pair], sent2.pp[pair]
     kind = sent2.cand_kind
@@ -361,16 +371,24 @@ class Decoded3(Decoded):
     spines: np.ndarray = None
 
 
-class Pass3Model:
-    """Hashed weights over spines, edges x label and (spine, spine, label) joints."""
+class Pass3Model(PooledWeights):
+    """Hashed weights over spines, edges x label and (spine, spine, label) joints, with the
+    negative pool of :class:`~plgraph.parser.pool.PooledWeights` (``positive`` /
+    ``pool_bits``; set by :meth:`take_positive` before training, or from the model file)."""
 
-    def __init__(self, vocab: LabelVocab, inventory: SpineInventory, config: Pass3Config = Pass3Config()):
+    def __init__(self, vocab: LabelVocab, inventory: SpineInventory, config: Pass3Config = Pass3Config(),
+                 positive: np.ndarray | None = None, pool_bits: int | None = None):
         self.vocab = vocab
         self.inventory = inventory
         self.config = config
-        self.mask = np.uint64((1 << config.bits) - 1)
-        self.n_weights = 1 << config.bits
         self.back = vocab.backoff_classes(config.backoff)
+        self.set_positive(positive, pool_bits)
+
+    def gold_features(self, sent: Pass3Sentence, tokens):
+        """Feature (index, value) entries of ``sent``'s gold graph: its edges between the
+        gold spines, and those spines (none for a spine outside the inventory)."""
+        spines = sent.gold_spine_id if sent.gold_spine_id is not None else np.full(sent.n, -1, np.int64)
+        return self.features(sent, tokens, gold_edges(sent.gold), spines, 1.0)
 
     def tables(self, sent: Pass3Sentence, tokens, read_args, augment: bool = False,
                weights: LossWeights = LossWeights()) -> ChartTables:
@@ -385,9 +403,9 @@ class Pass3Model:
         K.label_tables(tokens.wh, tokens.th, sent.base, sent.n, sent.pc, sent.pp, sent.cand_off, sent.cand_lab,
                        sent.cand_kind, sent.blk_off, sp_off, sent.sp_id, inv.ok_c, inv.ok_p, sent.gold_s,
                        sent.gold_t, bool(augment), float(weights.extra), float(weights.wrong_label), self.back,
-                       self.mask, *read_args, s_best, s_lab, t_best, t_lab, s_plain, t_plain)
+                       self.hk, *read_args, s_best, s_lab, t_best, t_lab, s_plain, t_plain)
         sp_score = np.empty(sent.sp_id.shape[0])
-        K.spine_scores(tokens.wh, tokens.th, sent.base, sent.n, sp_off, sent.sp_id, self.mask, *read_args, sp_score)
+        K.spine_scores(tokens.wh, tokens.th, sent.base, sent.n, sp_off, sent.sp_id, self.hk, *read_args, sp_score)
         if augment:
             for w in range(sent.n):
                 wrong = np.arange(sent.nsp[w]) != sent.gold.spine[w]
@@ -411,7 +429,7 @@ class Pass3Model:
         idx = np.empty(e.shape[0] * per_edge + words.size * MAX_WORD_KEYS, np.int64)
         val = np.empty(idx.shape[0])
         m = K.features(tokens.wh, tokens.th, sent.base, sent.n, e[:, 0], e[:, 1], e[:, 2], sid[e[:, 0]],
-                       sid[e[:, 1]], words, sid[words], float(sign), self.back, self.mask, idx, val)
+                       sid[e[:, 1]], words, sid[words], float(sign), self.back, self.hk, idx, val)
         return idx[:m], val[:m]
 
     def score_of(self, sent: Pass3Sentence, tokens, read_args, edges, spines) -> float:

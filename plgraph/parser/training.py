@@ -139,6 +139,7 @@ def train_pass2(train: PreparedCorpus, dev: PreparedCorpus | None, vocab: LabelV
     derivable, seconds, and the dev scores.  Each mini-batch decodes on ``threads``
     threads (the result does not depend on it)."""
     model = Pass2Model(vocab, config)
+    model.take_positive(train.sents, train.tokens)
     lrn = make_learner("adagrad", model.n_weights, eta=config.eta, C=config.C, reg=config.reg)
     rng = np.random.default_rng(seed)
     history = []
