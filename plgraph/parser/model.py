@@ -304,14 +304,6 @@ class ParserFolder:
         check_crc32(entry, npath, content_crc32(arrays), os.path.join(self.path, "parser.json"))
         return arrays, npath
 
-    def pass_weights(self, name: str, n_weights: int) -> np.ndarray:
-        """Pass ``name``'s final weights as float64 (exactly the stored float32 values);
-        ModelFileError naming ``<name>.npz`` as :meth:`pass_arrays`, or when they are not
-        ``n_weights`` long."""
-        arrays, npath = self.pass_arrays(name)
-        check_array(arrays, npath, "w", shape=(n_weights,))
-        return arrays["w"].astype(np.float64)
-
     def _pass_entry(self, name: str) -> dict:
         entry = self.header["passes"].get(name)
         if entry is None:
