@@ -56,7 +56,7 @@ def check_positive(positive: np.ndarray) -> None:
 class PooledWeights:
     """Mixin of a pass model with ``config.bits`` and ``config.negative_pool``, and a
     ``gold_features(sent, tokens)`` giving the (index, value) entries of a prepared
-    sentence's gold graph.  Sets ``positive``, ``pool_bits``, ``mask``, ``hk`` (the
+    sentence's gold graph.  Sets ``positive``, ``pool_bits``, ``hk`` (the
     kernels' index arguments) and ``n_weights``."""
 
     def set_positive(self, positive: np.ndarray | None, pool_bits: int | None = None) -> None:
@@ -74,7 +74,6 @@ class PooledWeights:
                 raise ValueError(f"the negative pool has 2^{pool_bits} weights, expected 2^0 .. 2^40")
         self.positive = positive
         self.pool_bits = int(pool_bits) if positive is not None else 0
-        self.mask = np.uint64((1 << bits) - 1)
         self.hk = hash_kernel_args(bits, positive, self.pool_bits)
         self.n_weights = (1 << bits) + ((1 << self.pool_bits) if positive is not None else 0)
 
