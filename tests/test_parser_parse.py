@@ -11,6 +11,7 @@ checked exactly against gold graphs.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -268,6 +269,23 @@ def test_evaluate_command_figures_are_the_scorers_of_its_trees(quick_model, samp
     assert doc["ceiling"]["all"]["evalb_top"]["all"]["f1"] >= doc["scores"]["all"]["evalb_top"]["all"]["f1"]
     out = capsys.readouterr().out
     assert "evalb F1, TOP root" in out and "88.26" in out
+
+
+def test_decode_settings_of_the_command_line_reach_pass_3(quick_model, tmp_path, capsys):
+    """``--trace-bias`` / ``--trace-prob`` of ``parse`` and ``parser evaluate`` override
+    pass 3's stored settings, on Dask workers too (they are part of the chunks' spec);
+    a probability outside [0, 1] is refused before anything is parsed."""
+    from plgraph.parser.parse_jobs import _parser, parse_spec
+
+    js = tmp_path / "e.json"
+    assert main(["parser", "evaluate", "--model-dir", str(quick_model), "--split", "dev", "--limit", "2",
+                 "--trace-prob", "1.5", "--json", str(js), "--no-progress"]) == 2
+    assert "--trace-prob 1.5: expected a probability in [0, 1]" in capsys.readouterr().err and not js.exists()
+    tuned = _parser(parse_spec(quick_model, 100, {"trace_prob": 0.3, "trace_bias": 0.1}))
+    stored = _parser(parse_spec(quick_model, 100))
+    assert (tuned.model3.config.trace_prob, tuned.model3.config.trace_bias) == (0.3, 0.1)
+    assert (stored.model3.config.trace_prob, stored.model3.config.trace_bias) == (0.0, 0.0)
+    assert tuned.model3.config == replace(stored.model3.config, trace_prob=0.3, trace_bias=0.1)
 
 
 # -- reference points and error analysis ---------------------------------------------------------------

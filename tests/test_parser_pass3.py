@@ -444,3 +444,50 @@ def test_attachment_node_las_counts_the_parent_node_only(setting):
     assert r["trace_p"] == r["trace_r"] == r["trace_labelled_p"] == 100.0
     known = sum(int((s.gold_spine_id >= 0).sum()) for s in sents)      # a spine unseen in train is never right
     assert r["spine_acc"] == round(100.0 * known / words, 2)
+
+
+def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
+    """``Pass2Sentence.cand_prob`` is the trace classifier's probability of each trace
+    candidate's (pair, trace type), read here straight from the pruned sentence (1 for
+    structural labels, 0 for a gold trace only gold protection added); with
+    ``Pass3Config.trace_prob`` pass 3 drops, in sentences prepared without gold
+    protection, exactly the trace labels below it -- structural labels and spine
+    options unchanged -- and training sentences keep everything."""
+    cfg, inv, pr, vocab = setting["cfg"], setting["inv"], setting["pr"], setting["vocab"]
+    types = pr.trace.labels.index
+
+    def labels(x):
+        return {(int(x.pc[k]), int(x.pp[k]), int(lab))
+                for k in range(x.pc.shape[0]) for lab in x.cand_lab[x.cand_off[k]:x.cand_off[k + 1]]}
+
+    probs = [p for s2 in setting["s2"] for p, k in zip(s2.cand_prob, s2.cand_kind) if k == 1]
+    assert len(probs) > 20
+    tau = float(np.median(probs))
+    dropped = kept = 0
+    for i, (g, s2, o) in enumerate(zip(setting["graphs"], setting["s2"], setting["p2"])):
+        pruned = pr.prune(g)
+        said = {(int(c) - 1, int(p) - 1, int(t)): float(q) for (c, p, t), q in zip(pruned.traces, pruned.trace_prob)}
+        for k in range(s2.pc.shape[0]):
+            c, p = int(s2.pc[k]), int(s2.pp[k])
+            for j in range(s2.cand_off[k], s2.cand_off[k + 1]):
+                lab = vocab.labels[int(s2.cand_lab[j])]
+                want = 1.0 if lab.kind == 0 else said.get((c, p, types.get(lab.trace, -1)), 0.0)
+                assert s2.cand_prob[j] == want, (s2.id, c, p, lab)
+        training = i < setting["n_train"]
+        prob = {(int(s2.pc[k]), int(s2.pp[k]), int(s2.cand_lab[j])): float(s2.cand_prob[j])
+                for k in range(s2.pc.shape[0]) for j in range(s2.cand_off[k], s2.cand_off[k + 1])}
+        args = (g, s2, o, pruned, inv, vocab, pr.spine.labels.items)
+        kw = dict(gold=True, protect_gold=training)
+        base = P3.prepare(*args, cfg, **kw)
+        tight = P3.prepare(*args, replace(cfg, trace_prob=tau), **kw)
+        if training:
+            assert labels(tight) == labels(base)
+            continue
+        want = {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob[e] >= tau}
+        assert labels(tight) == want, s2.id
+        assert np.array_equal(tight.sp_id, base.sp_id) and np.array_equal(tight.sp_off, base.sp_off)
+        dropped += len(labels(base)) - len(want)
+        kept += sum(1 for e in want if vocab.kind[e[2]] == 1)
+        none = P3.prepare(*args, replace(cfg, trace_prob=1.0 + 1e-9), **kw)
+        assert not any(vocab.kind[e[2]] == 1 for e in labels(none))
+    assert dropped > 0 and kept > 0

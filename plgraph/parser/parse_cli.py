@@ -69,7 +69,6 @@ def cmd_parse(args) -> int:
     from ..atomic import atomic_text, check_writable
     from ..errors import InputError
     from .inputs import ParseInput, read_input
-    from .parse import Parser
 
     prog = "plgraph parse"
     state = dask_state_dir(args, args.out)          # --resume checks, before any work
@@ -85,7 +84,7 @@ def cmd_parse(args) -> int:
     if not data.sentences:
         _report([], data.bad, 0.0, prog)
         raise InputError("no sentence could be read", source=", ".join(args.input))
-    parser = Parser.load(args.model_dir, max_words=args.max_words)
+    parser = _load_parser(args)
     items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
     if args.dask is not None:
         return _parse_on_dask(args, parser, items, data.bad, prog, state)
@@ -117,7 +116,7 @@ def _parse_on_dask(args, parser, items, bad, prog, state) -> int:
 
     if parser.tagger is None and any(tags is None for _, tags, _ in items):
         raise parser._no_tagger()
-    spec = {**parse_spec(args.model_dir, args.max_words), "to": args.to, "root": args.root}
+    spec = {**parse_spec(args.model_dir, args.max_words, decode_overrides(args)), "to": args.to, "root": args.root}
     with client_for(args) as client:
         run = run_corpus_chunks("parse", client, parse_chunk, spec, sentence_chunks(items, args.chunk_size), state,
                                 args, desc="parsing", unit="sentence")
@@ -134,13 +133,12 @@ def cmd_evaluate(args) -> int:
     from .. import corpus
     from ..atomic import atomic_json, check_writable
     from .evaluate import evaluate_split, format_evaluation
-    from .parse import Parser
 
     state = dask_state_dir(args, args.json or args.trees, "--json")        # --resume checks, before any work
     for path in (args.json, args.trees):
         if path:
             check_writable(path)
-    parser = Parser.load(args.model_dir, max_words=args.max_words)
+    parser = _load_parser(args)
     c = corpus(args.split, args.ptb, progress=_progress(args))
     sentences = c.sentences()
     if args.limit:
@@ -181,7 +179,8 @@ class _EvaluateOnDask:
 
         args = self.args
         run = run_corpus_chunks("parser evaluate", self.client, evaluate_chunk,
-                                parse_spec(args.model_dir, args.max_words), sentence_chunks(items, args.chunk_size),
+                                parse_spec(args.model_dir, args.max_words, decode_overrides(args)),
+                                sentence_chunks(items, args.chunk_size),
                                 self.state, args, desc="parsing", unit="sentence")
         dask_summary("parser evaluate", run)
         self.workers = run.workers
@@ -211,6 +210,34 @@ def cmd_tagger(args) -> int:
     return 0
 
 
+def _decode_options(p) -> None:
+    p.add_argument("--trace-bias", type=float, default=None, metavar="B",
+                   help="pass 3's trace threshold, added to every trace edge's score (default: the model's)")
+    p.add_argument("--trace-prob", type=float, default=None, metavar="P",
+                   help="pass 3 considers a trace only if the trace classifier gave it at least this "
+                        "probability (default: the model's; 0 = as the reference)")
+
+
+def decode_overrides(args) -> dict:
+    """Pass 3's decode settings given on the command line (``--trace-bias``, ``--trace-prob``)."""
+    from ..errors import InputError
+
+    over = {"trace_bias": getattr(args, "trace_bias", None), "trace_prob": getattr(args, "trace_prob", None)}
+    if over["trace_prob"] is not None and not 0.0 <= over["trace_prob"] <= 1.0:
+        raise InputError(f"--trace-prob {over['trace_prob']:g}: expected a probability in [0, 1]")
+    return {k: float(v) for k, v in over.items() if v is not None}
+
+
+def _load_parser(args):
+    """The model folder's :class:`~plgraph.parser.parse.Parser`, with pass 3's decode
+    settings of the command line."""
+    from .parse import Parser
+
+    parser = Parser.load(args.model_dir, max_words=args.max_words)
+    over = decode_overrides(args)
+    return parser.with_config3(**over) if over else parser
+
+
 def _tag_options(p) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--gold-tags", action="store_true",
@@ -235,6 +262,7 @@ def register(sub) -> None:
     p.add_argument("--root", default="TOP", choices=["TOP", "ROOT"],
                    help="root label of output trees (default TOP, deleted by EVALB's COLLINS.prm)")
     _tag_options(p)
+    _decode_options(p)
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (threads; default 1)")
     p.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
                    help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
@@ -253,6 +281,7 @@ def add_parser_commands(ps) -> None:
     e.add_argument("--split", default="dev", choices=["dev", "test"])
     e.add_argument("--ptb", metavar="DIR", help="full LDC treebank (dev 22, test 23)")
     _tag_options(e)
+    _decode_options(e)
     e.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     e.add_argument("--trees", metavar="PATH", help="also write the parsed trees (TOP root), one a line")
     e.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (default 1)")

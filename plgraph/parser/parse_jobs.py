@@ -22,13 +22,16 @@ import os
 from dataclasses import dataclass
 
 
-def parse_spec(model_dir, max_words: int) -> dict:
+def parse_spec(model_dir, max_words: int, pass3: dict | None = None) -> dict:
     """What a worker needs to load the parser: the model folder's absolute path, the
-    word limit, and a stamp of ``parser.json`` (size, mtime) so that finished chunks kept
-    for ``--resume`` -- and a worker's cached parser -- belong to this very model."""
+    word limit, pass 3's decode settings that override the model's (``pass3``: fields of
+    :class:`~plgraph.parser.pass3.Pass3Config`, e.g. ``trace_bias``), and a stamp of
+    ``parser.json`` (size, mtime) so that finished chunks kept for ``--resume`` -- and a
+    worker's cached parser -- belong to this very model and these settings."""
     path = os.path.abspath(model_dir)
     st = os.stat(os.path.join(path, "parser.json"))
-    return {"model_dir": path, "max_words": int(max_words), "stamp": [st.st_size, st.st_mtime_ns]}
+    return {"model_dir": path, "max_words": int(max_words), "stamp": [st.st_size, st.st_mtime_ns],
+            "pass3": dict(sorted((pass3 or {}).items()))}
 
 
 def sentence_chunks(items, size: int) -> list:
@@ -42,8 +45,9 @@ def _parser(spec: dict):
     from ..dist.cluster import worker_cached
     from .parse import Parser
 
-    key = ("parser", spec["model_dir"], spec["max_words"], tuple(spec["stamp"]))
-    return worker_cached(key, lambda: Parser.load(spec["model_dir"], max_words=spec["max_words"]))
+    over = spec.get("pass3") or {}
+    key = ("parser", spec["model_dir"], spec["max_words"], tuple(spec["stamp"]), tuple(over.items()))
+    return worker_cached(key, lambda: Parser.load(spec["model_dir"], max_words=spec["max_words"]).with_config3(**over))
 
 
 def _items(chunk):

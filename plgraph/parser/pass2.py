@@ -76,7 +76,10 @@ class Pass2Sentence:
     label of each kind (-1 none; all -1 without gold); ``gold``: the gold graph
     (:class:`~plgraph.parser.tables.Gold`, label ids) or None; ``gold_items``: its
     derivation's items under the rules (None: not derivable, or no gold);
-    ``base``: the sentence's first token in the :class:`~plgraph.encoding.TokenBatch`."""
+    ``base``: the sentence's first token in the :class:`~plgraph.encoding.TokenBatch`;
+    ``cand_prob``: per candidate label, the trace classifier's probability of its pair
+    and trace type (1 for structural labels; 0 for a gold trace added by gold
+    protection that the classifier pruned; None when not recorded)."""
 
     id: str
     n: int
@@ -91,6 +94,7 @@ class Pass2Sentence:
     gold: Gold | None = None
     gold_items: tuple | None = None
     gold_unseen: int = 0
+    cand_prob: np.ndarray | None = None
 
     @property
     def N(self) -> int:
@@ -143,16 +147,18 @@ def prepare(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, base: in
     if a.size:
         allow_s[a[:, 0] - 1, np.where(a[:, 1] == 0, n, a[:, 1] - 1)] = True
     kept_types: dict = {}
+    type_prob: dict = {}
     tr = np.asarray(pruned.traces, np.int64).reshape(-1, 3)
-    for c, p, ty in tr.tolist():
+    for (c, p, ty), prob in zip(tr.tolist(), np.asarray(pruned.trace_prob, float).ravel().tolist()):
         kept_types.setdefault((c - 1, p - 1), set()).add(ty)
+        type_prob[c - 1, p - 1, ty] = prob
     G, unseen = gold_graph(graph, vocab) if gold else (None, 0)
     protect = G is not None and (gold if protect_gold is None else protect_gold)
     if protect:
         allow_s |= G.s >= 0
     trace_kind = vocab.kind == 1
     type_id = np.array([trace_types.get(lab.trace, -1) if lab.kind == 1 else -1 for lab in vocab.labels], np.int64)
-    pc, pp, offs, labs, kinds, gs, gt = [], [], [0], [], [], [], []
+    pc, pp, offs, labs, kinds, gs, gt, probs = [], [], [0], [], [], [], [], []
     for c in range(n):
         for p in range(N):
             if c == p:
@@ -185,10 +191,13 @@ def prepare(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, base: in
             offs.append(offs[-1] + cand.size)
             gs.append(g_s)
             gt.append(g_t)
+            probs.append(np.array([type_prob.get((c, p, int(type_id[x])), 0.0) if trace_kind[x] else 1.0
+                                   for x in cand.tolist()]))
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))  # noqa: E731
     sent = Pass2Sentence(graph.id or "", n, int(base), np.array(pc, np.int64), np.array(pp, np.int64),
                          np.array(offs, np.int64), cat(labs, np.int64), cat(kinds, np.int8),
-                         np.array(gs, np.int64), np.array(gt, np.int64), G, None, unseen)
+                         np.array(gs, np.int64), np.array(gt, np.int64), G, None, unseen,
+                         cat(probs, np.float64))
     if G is not None and rules is not None:
         sent.gold_items = gold_item_ids(G, rules)
     return sent

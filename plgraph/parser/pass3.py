@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..graph import STRUCTURAL, Graph
+from ..graph import STRUCTURAL, TRACE, Graph
 from ..learn import SparseGradient
 from ..learn.learners import plain_read_args
 from ..pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS
@@ -81,7 +81,16 @@ class Pass3Config:
     §5.3); the seen pairs keep their own hashed weights among ``2**bits``.  0: no pool,
     every pair hashed alike (plgraph's models before 2026-12-05).  Measured in
     ``bench/RESULTS.md``: the pool makes unseen evidence count against an edge, which
-    is what makes the model's traces precise."""
+    is what makes the model's traces precise.  ``trace_prob``: when a sentence is
+    prepared without gold protection (decoding, dev scores; never the training
+    sentences), a trace candidate label enters pass 3 only if the trace classifier gave
+    its pair and trace type at least this probability (``Pass2Sentence.cand_prob``):
+    a second, independent opinion on each trace, which pass 3's own score and
+    ``trace_bias`` cannot give.  plgraph's, not the seed's: 0 (the default) decodes as
+    the reference, where the classifier's cut-off (0.011) is the only one.  On the
+    sample, 0.3 with ``trace_bias`` 0.1 (chosen on dev) moves pass 3's dev traces from
+    P 66.1 / R 40.4 to P 69.6 / R 40.0, and the test split's from P 71.2 / R 39.2 to
+    P 76.4 / R 39.9 (``bench/RESULTS.md``)."""
 
     bits: int = 24
     backoff: str = "kind"
@@ -99,6 +108,7 @@ class Pass3Config:
     max_spines: int = 3
     trace_bias: float | None = 0.0
     negative_pool: float = 0.25
+    trace_prob: float = 0.0
 
 
 #: spine options a word gets when a sentence is prepared again after pass 3 found no parse
@@ -110,7 +120,8 @@ def relaxed(config: Pass3Config) -> Pass3Config:
     ``config``: every candidate label pass 2 can build (ratios 0) and up to
     :data:`RELAXED_SPINES` spines a word.  (Such sentences have a word whose spine
     options fit none of its surviving structural labels -- mostly very short sentences,
-    whose spine the classifier gets wrong.)"""
+    whose spine the classifier gets wrong.)  ``trace_prob`` still applies: a trace
+    never makes a parse possible."""
     from dataclasses import replace
 
     cap = max(config.max_spines, RELAXED_SPINES) if config.max_spines else 0
@@ -298,6 +309,11 @@ def prepare(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, invent
         G, unseen = gold_graph(graph, vocab)
         gold_sid = np.array([inventory.index.get(spine_identity(graph, w), -1) for w in range(n)], np.int64)
     protect = G is not None and (gold if protect_gold is None else protect_gold)
+    if config.trace_prob and not protect:      # the trace classifier's second opinion (decoding only)
+        if sent2.cand_prob is None:
+            raise ValueError(f"sentence {sent2.id}: Pass3Config.trace_prob needs the trace classifier's "
+                             "probabilities (Pass2Sentence.cand_prob, set by pass2.prepare)")
+        keep = keep & ((sent2.cand_kind != TRACE) | (sent2.cand_prob >= config.trace_prob))
     # the surviving labelled edges of each pair (gold added in training)
     per_pair = []
     tops: list[set] = [set() for _ in range(n)]
