@@ -488,6 +488,8 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
         assert np.array_equal(tight.sp_id, base.sp_id) and np.array_equal(tight.sp_off, base.sp_off)
         dropped += len(labels(base)) - len(want)
         kept += sum(1 for e in want if vocab.kind[e[2]] == 1)
-        none = P3.prepare(*args, replace(cfg, trace_prob=1.0 + 1e-9), **kw)
-        assert not any(vocab.kind[e[2]] == 1 for e in labels(none))
+        top = P3.prepare(*args, replace(cfg, trace_prob=1.0), **kw)
+        assert labels(top) == {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob[e] >= 1.0}
     assert dropped > 0 and kept > 0
+    with pytest.raises(ValueError, match="trace_prob 1.5: expected a probability"):
+        replace(cfg, trace_prob=1.5)

@@ -191,8 +191,11 @@ def prepare(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, base: in
             offs.append(offs[-1] + cand.size)
             gs.append(g_s)
             gt.append(g_t)
-            probs.append(np.array([type_prob.get((c, p, int(type_id[x])), 0.0) if trace_kind[x] else 1.0
-                                   for x in cand.tolist()]))
+            prob = np.ones(cand.size)
+            is_trace = trace_kind[cand]
+            if is_trace.any():
+                prob[is_trace] = [type_prob.get((c, p, int(t)), 0.0) for t in type_id[cand[is_trace]]]
+            probs.append(prob)
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))  # noqa: E731
     sent = Pass2Sentence(graph.id or "", n, int(base), np.array(pc, np.int64), np.array(pp, np.int64),
                          np.array(offs, np.int64), cat(labs, np.int64), cat(kinds, np.int8),

@@ -110,6 +110,12 @@ class Pass3Config:
     negative_pool: float = 0.25
     trace_prob: float = 0.0
 
+    def __post_init__(self):
+        if not 0.0 <= self.trace_prob <= 1.0:
+            from ..errors import InputError
+
+            raise InputError(f"Pass3Config.trace_prob {self.trace_prob:g}: expected a probability in [0, 1]")
+
 
 #: spine options a word gets when a sentence is prepared again after pass 3 found no parse
 RELAXED_SPINES = 12
