@@ -452,7 +452,8 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
     structural labels, 0 for a gold trace only gold protection added); with
     ``Pass3Config.trace_prob`` pass 3 drops, in sentences prepared without gold
     protection, exactly the trace labels below it -- structural labels and spine
-    options unchanged -- and training sentences keep everything."""
+    options unchanged -- and training sentences keep everything; a probability outside
+    [0, 1] is refused."""
     cfg, inv, pr, vocab = setting["cfg"], setting["inv"], setting["pr"], setting["vocab"]
     types = pr.trace.labels.index
 
