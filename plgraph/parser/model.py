@@ -444,13 +444,6 @@ def _resume_pass(folder: ParserFolder, name: str, config, n_weights: int):
     return lrn, doc["epoch"] + 1, rows
 
 
-def stored_arrays(model) -> dict:
-    """The arrays a pass's model keeps beside its weights (``model.stored_arrays()``;
-    none for pass 2)."""
-    keep = getattr(model, "stored_arrays", None)
-    return keep() if keep is not None else {}
-
-
 class PassTrainee:
     """One pass of the parser as a client of :func:`plgraph.learn.loop.train_epochs`
     (see the module docstring for ``batch_gradient_fn`` / ``evaluate_fn``).
@@ -502,7 +495,7 @@ class PassTrainee:
                "curves": [r for r in history if r.get("model") == self.name]}
         write_checkpoint(self.folder.path, f"checkpoint-{self.name}", epoch, arrays, doc, format=CHECKPOINT_FORMAT,
                          version=CHECKPOINT_VERSION, crc_keys=_CHECKPOINT_CRC_KEYS, compressed=True)
-        self.folder.save_pass(self.name, self.config, self.weights, epoch, history, stored_arrays(self.model))
+        self.folder.save_pass(self.name, self.config, self.weights, epoch, history, self.model.stored_arrays())
 
 
 class PassDecoder:
@@ -562,7 +555,7 @@ def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev
         say(f"{name}: the checkpoint has {first - 1} epoch(s) already (epochs {config.epochs}): nothing to train")
         weights = lrn.final_weights(np.float32)
         if folder.header["passes"].get(name, {}).get("epochs") != first - 1:    # killed before parser.json
-            folder.save_pass(name, config, weights, first - 1, history, stored_arrays(model))
+            folder.save_pass(name, config, weights, first - 1, history, model.stored_arrays())
     return PassResult(name, weights, [r for r in history if r.get("model") == name], max(first - 1, config.epochs),
                       first)
 

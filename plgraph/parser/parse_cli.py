@@ -219,22 +219,24 @@ def _decode_options(p) -> None:
 
 
 def decode_overrides(args) -> dict:
-    """Pass 3's decode settings given on the command line (``--trace-bias``, ``--trace-prob``)."""
-    from ..errors import InputError
+    """Pass 3's decode settings given on the command line (``--trace-bias``, ``--trace-prob``;
+    InputError naming the option for a probability outside [0, 1])."""
+    from .pass3 import check_trace_prob
 
-    over = {"trace_bias": getattr(args, "trace_bias", None), "trace_prob": getattr(args, "trace_prob", None)}
-    if over["trace_prob"] is not None and not 0.0 <= over["trace_prob"] <= 1.0:
-        raise InputError(f"--trace-prob {over['trace_prob']:g}: expected a probability in [0, 1]")
-    return {k: float(v) for k, v in over.items() if v is not None}
+    given = {"trace_bias": getattr(args, "trace_bias", None), "trace_prob": getattr(args, "trace_prob", None)}
+    over = {k: float(v) for k, v in given.items() if v is not None}
+    if "trace_prob" in over:
+        check_trace_prob(over["trace_prob"], "--trace-prob")
+    return over
 
 
 def _load_parser(args):
     """The model folder's :class:`~plgraph.parser.parse.Parser`, with pass 3's decode
-    settings of the command line."""
+    settings of the command line (checked before the model is read)."""
     from .parse import Parser
 
-    parser = Parser.load(args.model_dir, max_words=args.max_words)
     over = decode_overrides(args)
+    parser = Parser.load(args.model_dir, max_words=args.max_words)
     return parser.with_config3(**over) if over else parser
 
 

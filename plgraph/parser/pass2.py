@@ -146,12 +146,10 @@ def prepare(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, base: in
     a = np.asarray(pruned.arcs, np.int64).reshape(-1, 3)
     if a.size:
         allow_s[a[:, 0] - 1, np.where(a[:, 1] == 0, n, a[:, 1] - 1)] = True
-    kept_types: dict = {}
-    type_prob: dict = {}
+    kept_types: dict = {}          # (child, parent) -> {kept trace type: the classifier's probability}
     tr = np.asarray(pruned.traces, np.int64).reshape(-1, 3)
     for (c, p, ty), prob in zip(tr.tolist(), np.asarray(pruned.trace_prob, float).ravel().tolist()):
-        kept_types.setdefault((c - 1, p - 1), set()).add(ty)
-        type_prob[c - 1, p - 1, ty] = prob
+        kept_types.setdefault((c - 1, p - 1), {})[ty] = prob
     G, unseen = gold_graph(graph, vocab) if gold else (None, 0)
     protect = G is not None and (gold if protect_gold is None else protect_gold)
     if protect:
@@ -194,7 +192,8 @@ def prepare(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, base: in
             prob = np.ones(cand.size)
             is_trace = trace_kind[cand]
             if is_trace.any():
-                prob[is_trace] = [type_prob.get((c, p, int(t)), 0.0) for t in type_id[cand[is_trace]]]
+                types = kept_types.get((c, p), {})
+                prob[is_trace] = [types.get(int(t), 0.0) for t in type_id[cand[is_trace]]]
             probs.append(prob)
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))  # noqa: E731
     sent = Pass2Sentence(graph.id or "", n, int(base), np.array(pc, np.int64), np.array(pp, np.int64),

@@ -111,10 +111,15 @@ class Pass3Config:
     trace_prob: float = 0.0
 
     def __post_init__(self):
-        if not 0.0 <= self.trace_prob <= 1.0:
-            from ..errors import InputError
+        check_trace_prob(self.trace_prob, "Pass3Config.trace_prob")
 
-            raise InputError(f"Pass3Config.trace_prob {self.trace_prob:g}: expected a probability in [0, 1]")
+
+def check_trace_prob(value: float, name: str) -> None:
+    """``value`` (of the setting called ``name``) is a probability, InputError otherwise."""
+    if not 0.0 <= value <= 1.0:
+        from ..errors import InputError
+
+        raise InputError(f"{name} {value:g}: expected a probability in [0, 1]")
 
 
 #: spine options a word gets when a sentence is prepared again after pass 3 found no parse
@@ -513,5 +518,5 @@ def batch_gradient(model: Pass3Model, sents, tokens, learner, rules, weights: Lo
     return collect_gradient(sents, job, stats, threads)
 
 
-__all__ = ["Pass3Config", "SpineInventory", "Pass2Pruning", "pass2_pruning", "relaxed", "Pass3Sentence",
+__all__ = ["Pass3Config", "check_trace_prob", "SpineInventory", "Pass2Pruning", "pass2_pruning", "relaxed", "Pass3Sentence",
            "prepare", "Pass3Model", "Decoded3", "batch_gradient"]
