@@ -72,14 +72,14 @@ class Pass2Sentence:
     """One sentence prepared for pass 2 (chart positions: words 0..n-1, ROOT n).
 
     ``pc``/``pp``: the pairs that may carry an edge; ``cand_off``/``cand_lab``/``cand_kind``:
-    their candidate labels (CSR over pairs); ``gold_s``/``gold_t``: per pair the gold
+    their candidate labels (CSR over pairs); ``cand_prob``: per candidate label, the
+    trace classifier's probability of its pair and trace type (1 for structural labels;
+    0 for a gold trace added by gold protection that the classifier pruned);
+    ``gold_s``/``gold_t``: per pair the gold
     label of each kind (-1 none; all -1 without gold); ``gold``: the gold graph
     (:class:`~plgraph.parser.tables.Gold`, label ids) or None; ``gold_items``: its
     derivation's items under the rules (None: not derivable, or no gold);
-    ``base``: the sentence's first token in the :class:`~plgraph.encoding.TokenBatch`;
-    ``cand_prob``: per candidate label, the trace classifier's probability of its pair
-    and trace type (1 for structural labels; 0 for a gold trace added by gold
-    protection that the classifier pruned; None when not recorded)."""
+    ``base``: the sentence's first token in the :class:`~plgraph.encoding.TokenBatch`."""
 
     id: str
     n: int
@@ -89,12 +89,12 @@ class Pass2Sentence:
     cand_off: np.ndarray
     cand_lab: np.ndarray
     cand_kind: np.ndarray
+    cand_prob: np.ndarray
     gold_s: np.ndarray
     gold_t: np.ndarray
     gold: Gold | None = None
     gold_items: tuple | None = None
     gold_unseen: int = 0
-    cand_prob: np.ndarray | None = None
 
     @property
     def N(self) -> int:
@@ -198,8 +198,7 @@ def prepare(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, base: in
     cat = (lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(0, dt))  # noqa: E731
     sent = Pass2Sentence(graph.id or "", n, int(base), np.array(pc, np.int64), np.array(pp, np.int64),
                          np.array(offs, np.int64), cat(labs, np.int64), cat(kinds, np.int8),
-                         np.array(gs, np.int64), np.array(gt, np.int64), G, None, unseen,
-                         cat(probs, np.float64))
+                         cat(probs, np.float64), np.array(gs, np.int64), np.array(gt, np.int64), G, None, unseen)
     if G is not None and rules is not None:
         sent.gold_items = gold_item_ids(G, rules)
     return sent

@@ -321,9 +321,6 @@ def prepare(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, invent
         gold_sid = np.array([inventory.index.get(spine_identity(graph, w), -1) for w in range(n)], np.int64)
     protect = G is not None and (gold if protect_gold is None else protect_gold)
     if config.trace_prob and not protect:      # the trace classifier's second opinion (decoding only)
-        if sent2.cand_prob is None:
-            raise ValueError(f"sentence {sent2.id}: Pass3Config.trace_prob needs the trace classifier's "
-                             "probabilities (Pass2Sentence.cand_prob, set by pass2.prepare)")
         keep = keep & ((sent2.cand_kind != TRACE) | (sent2.cand_prob >= config.trace_prob))
     # the surviving labelled edges of each pair (gold added in training)
     per_pair = []
