@@ -43,7 +43,7 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_pass2.py
 	$(PY) bench/bench_eval.py
 
-parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser (~25 min, 2 cores)
+parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser (~36 min, 2 cores)
 	$(PY) -m plgraph parser train --model-dir runs/parser
 
 PARSER_MODEL ?= runs/parser

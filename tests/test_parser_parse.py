@@ -281,11 +281,11 @@ def test_decode_settings_of_the_command_line_reach_pass_3(quick_model, tmp_path,
     assert main(["parser", "evaluate", "--model-dir", str(quick_model), "--split", "dev", "--limit", "2",
                  "--trace-prob", "1.5", "--json", str(js), "--no-progress"]) == 2
     assert "--trace-prob 1.5: expected a probability in [0, 1]" in capsys.readouterr().err and not js.exists()
-    tuned = _parser(parse_spec(quick_model, 100, {"trace_prob": 0.3, "trace_bias": 0.1}))
+    tuned = _parser(parse_spec(quick_model, 100, {"trace_prob": 0.4, "trace_bias": 0.1}))
     stored = _parser(parse_spec(quick_model, 100))
-    assert (tuned.model3.config.trace_prob, tuned.model3.config.trace_bias) == (0.3, 0.1)
-    assert (stored.model3.config.trace_prob, stored.model3.config.trace_bias) == (0.0, 0.0)
-    assert tuned.model3.config == replace(stored.model3.config, trace_prob=0.3, trace_bias=0.1)
+    assert (tuned.model3.config.trace_prob, tuned.model3.config.trace_bias) == (0.4, 0.1)
+    assert (stored.model3.config.trace_prob, stored.model3.config.trace_bias) == (0.3, 0.0)
+    assert tuned.model3.config == replace(stored.model3.config, trace_prob=0.4, trace_bias=0.1)
 
 
 # -- reference points and error analysis ---------------------------------------------------------------

@@ -41,7 +41,7 @@ def setting(parser_base):
     lrn.catch_up()
     ra2 = plain_read_args(lrn.w.copy())
     p2 = [P3.pass2_pruning(m2, s, tokens, ra2, rules) for s in s2]
-    cfg = P3.Pass3Config(bits=18, ratio_s=0.75, ratio_t=0.75)
+    cfg = P3.Pass3Config(bits=18, ratio_s=0.75, ratio_t=0.75, trace_bias=0.0)
     s3 = [P3.prepare(g, s, o, pr.prune(g), inv, vocab, pr.spine.labels.items, cfg, gold=True,
                      protect_gold=i < len(short_train), rules=rules)
           for i, (g, s, o) in enumerate(zip(graphs, s2, p2))]
@@ -80,8 +80,9 @@ def test_spine_label_table_matches_the_spine_strings(setting):
 def test_candidates_follow_pass_2_and_spines_the_classifier(setting):
     """Kept labels are pass 2's candidates whose labelled max-marginal (pair
     max-marginal - best label's score + this label's; the best label's equals the
-    pair's) clears the ratio between the smallest labelled one and the best derivation
-    (gold added in training only); spine options are the classifier's (top-checked),
+    pair's) clears the ratio between the smallest labelled one and the best derivation, traces
+    only with the classifier's probability ``trace_prob`` (gold added in training
+    only); spine options are the classifier's (top-checked),
     gold added in training."""
     cfg, inv, pr = setting["cfg"], setting["inv"], setting["pr"]
     for i, (g, s2, o, s3) in enumerate(zip(setting["graphs"], setting["s2"], setting["p2"], setting["s3"])):
@@ -105,6 +106,7 @@ def test_candidates_follow_pass_2_and_spines_the_classifier(setting):
                 low = fin[kind]
                 want = np.isfinite(low) and np.isfinite(o.lab_mm[j]) and (
                     o.lab_mm[j] - low + 1e-9 * max(1, abs(o.best)) >= ratio * max(o.best - low, 1e-9 * max(1, abs(o.best))))
+                want = want and (kind == 0 or s2.cand_prob[j] >= cfg.trace_prob)
                 got = (c, p, lab) in kept3
                 assert got == want or (training and got and lab in kept3[(c, p, lab)]), (s2.id, c, p, lab)
         pruned = pr.prune(g)
@@ -315,8 +317,8 @@ def test_spine_top_check_keeps_spines_that_agree_with_pass_2(setting):
 
 def test_relaxed_preparation_keeps_every_buildable_label(setting):
     """The retry of a sentence pass 3 cannot parse: ratios 0 (every label pass 2 can
-    build) and up to RELAXED_SPINES spines a word, so its candidates contain the tuned
-    preparation's and its spine options are at most that many (plus none added for gold:
+    build, but traces below ``trace_prob``) and up to RELAXED_SPINES spines a word, so
+    its candidates contain the tuned preparation's and its spine options are at most that many (plus none added for gold:
     dev sentences are not protected)."""
     from plgraph.parser.cascade import Prepared3, relaxed_sentence
 
@@ -335,7 +337,9 @@ def test_relaxed_preparation_keeps_every_buildable_label(setting):
                             for k in range(x.pc.shape[0]) for l in x.cand_lab[x.cand_off[k]:x.cand_off[k + 1]]}
         assert labels(s) <= labels(r)
         grew += len(labels(r)) > len(labels(s))
-        assert len(labels(r)) == int(np.isfinite(setting["p2"][lo + i].lab_mm).sum())
+        s2 = setting["s2"][lo + i]          # every label pass 2 can build but traces below trace_prob
+        buildable = np.isfinite(setting["p2"][lo + i].lab_mm) & ((s2.cand_kind == 0) | (s2.cand_prob >= cfg.trace_prob))
+        assert len(labels(r)) == int(buildable.sum())
         assert (np.diff(r.sp_off)[:-1] <= P3.RELAXED_SPINES).all()
     assert grew > 0
 
@@ -377,17 +381,22 @@ def test_trace_bias_moves_the_decision_and_the_decode_still_adds_up(setting):
 
 
 def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
-    """The tuned bias is the grid's best unlabelled trace F1 (nearest 0 on ties), and
-    each curve row is evaluate_pass3's at that bias."""
+    """The tuned bias is the grid's best unlabelled trace F1 (nearest 0 on ties), or with
+    a precision floor the best recall among the points reaching it (the best F when none
+    does), and each curve row is evaluate_pass3's at that bias."""
     from plgraph.parser.cascade import Prepared3, evaluate_pass3, tune_trace_bias
 
-    cfg, vocab, inv = setting["cfg"], setting["vocab"], setting["inv"]
+    vocab, inv, pr = setting["vocab"], setting["inv"], setting["pr"]
     tokens, rules = setting["tokens"], setting["rules"]
+    cfg = replace(setting["cfg"], trace_prob=0.0)       # every trace the classifier keeps: a curve with some width
     model = P3.Pass3Model(vocab, inv, cfg)
     w = np.random.default_rng(3).normal(scale=0.3, size=model.n_weights)
     args = plain_read_args(w)
-    corpus = Prepared3(setting["s3"], tokens)
-    grid = (0.0, -0.5, 0.5)
+    lo = setting["n_train"]
+    corpus = Prepared3([P3.prepare(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, cfg, gold=True,
+                                   protect_gold=False, rules=rules)
+                        for g, s2, o in zip(setting["graphs"][lo:], setting["s2"][lo:], setting["p2"][lo:])], tokens)
+    grid = (0.0, -0.5, 0.5, 2.0)
     bias, curve = tune_trace_bias(model, args, corpus, rules, grid=grid, threads=1)
     assert [r["trace_bias"] for r in curve] == list(grid)
     for r in curve:
@@ -398,6 +407,15 @@ def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
         assert r["trace_f"] == pytest.approx(2 * p * rec / (p + rec) if p + rec else 0.0, abs=0.006)
     top = max(r["trace_f"] for r in curve)
     assert bias == min((r["trace_bias"] for r in curve if r["trace_f"] == top), key=abs)
+    # with a precision floor: the best recall among the points that reach it; none does: the best F
+    floor = sorted(r["trace_p"] for r in curve)[1]
+    assert len({r["trace_p"] for r in curve}) > 1, curve
+    precise = [r for r in curve if r["trace_p"] >= floor]
+    best_r = max(r["trace_r"] for r in precise)
+    got, again = tune_trace_bias(model, args, corpus, rules, grid=grid, threads=1, min_precision=floor)
+    assert again == curve
+    assert got == min((r["trace_bias"] for r in precise if r["trace_r"] == best_r), key=abs)
+    assert tune_trace_bias(model, args, corpus, rules, grid=grid, threads=1, min_precision=100.5)[0] == bias
 
 
 def test_attachment_node_las_counts_the_parent_node_only(setting):
@@ -450,10 +468,10 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
     """``Pass2Sentence.cand_prob`` is the trace classifier's probability of each trace
     candidate's (pair, trace type), read here straight from the pruned sentence (1 for
     structural labels, 0 for a gold trace only gold protection added); with
-    ``Pass3Config.trace_prob`` pass 3 drops, in sentences prepared without gold
-    protection, exactly the trace labels below it -- structural labels and spine
-    options unchanged -- and training sentences keep everything; a probability outside
-    [0, 1] is refused."""
+    ``Pass3Config.trace_prob`` pass 3 drops exactly the trace labels below it --
+    structural labels and spine options unchanged -- but for the gold traces of training
+    sentences (gold protection adds them back); a probability outside [0, 1] is
+    refused."""
     cfg, inv, pr, vocab = setting["cfg"], setting["inv"], setting["pr"], setting["vocab"]
     types = pr.trace.labels.index
 
@@ -464,7 +482,7 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
     probs = [p for s2 in setting["s2"] for p, k in zip(s2.cand_prob, s2.cand_kind) if k == 1]
     assert len(probs) > 20
     tau = float(np.median(probs))
-    dropped = kept = 0
+    dropped = kept = gold_traces = 0
     for i, (g, s2, o) in enumerate(zip(setting["graphs"], setting["s2"], setting["p2"])):
         pruned = pr.prune(g)
         said = {(int(c) - 1, int(p) - 1, int(t)): float(q) for (c, p, t), q in zip(pruned.traces, pruned.trace_prob)}
@@ -479,18 +497,22 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
                 for k in range(s2.pc.shape[0]) for j in range(s2.cand_off[k], s2.cand_off[k + 1])}
         args = (g, s2, o, pruned, inv, vocab, pr.spine.labels.items)
         kw = dict(gold=True, protect_gold=training)
-        base = P3.prepare(*args, cfg, **kw)
+        base = P3.prepare(*args, replace(cfg, trace_prob=0.0), **kw)
         tight = P3.prepare(*args, replace(cfg, trace_prob=tau), **kw)
-        if training:
-            assert labels(tight) == labels(base)
-            continue
-        want = {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob[e] >= tau}
+        gold = {(c, p, int(base.gold.t[c, p])) for c, p, _ in labels(base) if base.gold.t[c, p] >= 0} if training \
+            else set()
+        want = {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob.get(e, 0.0) >= tau or e in gold}
         assert labels(tight) == want, s2.id
+        if training:
+            gold_traces += len(gold)
+            continue
         assert np.array_equal(tight.sp_id, base.sp_id) and np.array_equal(tight.sp_off, base.sp_off)
         dropped += len(labels(base)) - len(want)
         kept += sum(1 for e in want if vocab.kind[e[2]] == 1)
         top = P3.prepare(*args, replace(cfg, trace_prob=1.0), **kw)
         assert labels(top) == {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob[e] >= 1.0}
-    assert dropped > 0 and kept > 0
+    assert dropped > 0 and kept > 0 and gold_traces > 0
     with pytest.raises(ValueError, match="trace_prob 1.5: expected a probability"):
         replace(cfg, trace_prob=1.5)
+    with pytest.raises(ValueError, match="trace_precision 101: expected a percentage"):
+        replace(cfg, trace_precision=101.0)

@@ -82,8 +82,8 @@ def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what
         elif isinstance(default, int):
             kw["type"] = non_negative_int if f.name in _ZERO_OK else positive_int
         elif f.name == "trace_bias":                            # a number, or tuned on dev
-            kw.update(type=float_or_tune, help=f"{what}: {f.name}, a number or {TUNE!r} (tuned on dev for the best "
-                                               f"trace F1; default {default})")
+            kw.update(type=float_or_tune, help=f"{what}: {f.name}, a number or {TUNE!r} (tuned on dev: the best "
+                                               f"trace recall at trace_precision; default {TUNE!r})")
         elif isinstance(default, float) or default is None:     # None: tuned unless given (pass 3's ratios)
             kw["type"] = float
         elif f.name == "reg":
@@ -440,11 +440,14 @@ def _tune_trace_bias(args, folder, model3, res, dev3, rules) -> None:
     stored = folder.header["passes"]["pass3"]["config"].get("trace_bias")
     if res.first_epoch > res.epochs and stored is not None:
         return
+    target = model3.config.trace_precision
     bias, curve = tune_trace_bias(model3, plain_read_args(res.weights.astype(np.float64)), dev3, rules,
-                                  threads=args.threads)
+                                  threads=args.threads, min_precision=target)
     folder.set_tuned_option("pass3", "trace_bias", bias, curve)
     best = next(r for r in curve if r["trace_bias"] == bias)
-    print(f"pass 3 trace bias tuned on dev (best unlabelled trace F1): {bias:g} -> traces P {best['trace_p']} "
+    how = (f"best unlabelled trace recall at P >= {target:g}" if target and best["trace_p"] >= target
+           else "best unlabelled trace F1")
+    print(f"pass 3 trace bias tuned on dev ({how}): {bias:g} -> traces P {best['trace_p']} "
           f"R {best['trace_r']} F {best['trace_f']}; UAS {best['uas']} LAS {best['las']} "
           f"(at 0: traces P {curve[0]['trace_p']} R {curve[0]['trace_r']} F {curve[0]['trace_f']})")
 

@@ -385,8 +385,9 @@ def _learner(config, n_weights: int):
 
 
 #: options added to the pass configs since the first folders were written, with the value
-#: that reproduces how a folder (or checkpoint) without them was trained
-LEGACY_OPTIONS = {"backoff": "none", "negative_pool": 0.0}
+#: that reproduces how a folder (or checkpoint) without them was trained (or its trace bias
+#: tuned: best trace F1)
+LEGACY_OPTIONS = {"backoff": "none", "negative_pool": 0.0, "trace_prob": 0.0, "trace_precision": 0.0}
 
 
 def stored_config(config_cls, stored: dict):

@@ -67,12 +67,17 @@ class Pass3Config:
     trained on 40,000 sentences).  ``max_spines``: at most this many spine options per
     word, the classifier's most probable first (0: all above its threshold).  The cap
     is plgraph's, not the seed's: at the classifier's tuned threshold the sample's
-    models keep 57 spines a word (98.8% gold recall) -- too many for the chart; 3 keep
-    92.7% of gold spines (dev, ``bench/RESULTS.md``).  ``trace_bias``: added to every
-    trace edge's score in plain (not loss-augmented) decodes, a decision threshold
-    between trace precision and recall; None = tuned on dev after training
-    (:func:`plgraph.parser.cascade.tune_trace_bias`, best unlabelled trace F1).  It is
-    plgraph's, not the seed's (which has none); 0 decodes as the reference does.
+    models keep 57 spines a word (98.8% gold recall) -- too many for the chart; 5 keep
+    94.8% of gold spines, 3 (the default before 2026-12-05) 92.7% (dev,
+    ``bench/RESULTS.md``).  ``trace_bias``: added to every trace edge's score in plain
+    (not loss-augmented) decodes, a decision threshold between trace precision and
+    recall; None (the default) = tuned on dev after training
+    (:func:`plgraph.parser.cascade.tune_trace_bias`): the threshold with the highest
+    unlabelled trace recall at a precision of at least ``trace_precision`` (%), or with
+    the best trace F1 when ``trace_precision`` is 0 or out of reach.  Both are
+    plgraph's, not the seed's (which has no threshold; 0 decodes as the reference
+    does); the default target 70 is the issue's floor for the seed's precision-first
+    operating point (P 88.3 / R 50.4 on WSJ 22).
     ``backoff``: as :class:`~plgraph.parser.pass2.Pass2Config`'s, for the arc keys.
     ``negative_pool``: the (feature, label) pairs never seen in a gold graph of the train
     split share a pool of weights this fraction the size of the seen ("positive") ones,
@@ -81,16 +86,16 @@ class Pass3Config:
     §5.3); the seen pairs keep their own hashed weights among ``2**bits``.  0: no pool,
     every pair hashed alike (plgraph's models before 2026-12-05).  Measured in
     ``bench/RESULTS.md``: the pool makes unseen evidence count against an edge, which
-    is what makes the model's traces precise.  ``trace_prob``: when a sentence is
-    prepared without gold protection (decoding, dev scores; never the training
-    sentences), a trace candidate label enters pass 3 only if the trace classifier gave
-    its pair and trace type at least this probability (``Pass2Sentence.cand_prob``):
-    a second, independent opinion on each trace, which pass 3's own score and
-    ``trace_bias`` cannot give.  plgraph's, not the seed's: 0 (the default) decodes as
-    the reference, where the classifier's cut-off (0.011) is the only one.  On the
-    sample, 0.3 with ``trace_bias`` 0.1 (chosen on dev) moves pass 3's dev traces from
-    P 66.1 / R 40.4 to P 69.6 / R 40.0, and the test split's from P 71.2 / R 39.2 to
-    P 76.4 / R 39.9 (``bench/RESULTS.md``)."""
+    is what makes the model's traces precise.  ``trace_prob``: a trace candidate label
+    enters pass 3 only if the trace classifier gave its pair and trace type at least
+    this probability (``Pass2Sentence.cand_prob``) -- a second, independent opinion on
+    each trace, which pass 3's own score and ``trace_bias`` cannot give -- in training
+    as in decoding (gold traces of training sentences are added back, as all gold
+    is).  plgraph's, not the seed's: 0 prunes as the reference, where the classifier's
+    cut-off (0.011) is the only one.  On the sample 0.3, in training too, with 5 spines
+    a word, lifts pass 3's dev trace F1 from 50.1 to 55.4 and test evalb F1 by a point
+    (``bench/RESULTS.md``); training sees fewer wrong traces, and the decodes build a
+    third of the items a trace-heavy chart needs."""
 
     bits: int = 24
     backoff: str = "kind"
@@ -105,13 +110,19 @@ class Pass3Config:
     ratio_t: float | None = None
     coarse_recall: float = 0.99
     spine_top_check: bool = True
-    max_spines: int = 3
-    trace_bias: float | None = 0.0
+    max_spines: int = 5
+    trace_bias: float | None = None
     negative_pool: float = 0.25
-    trace_prob: float = 0.0
+    trace_prob: float = 0.3
+    trace_precision: float = 70.0
 
     def __post_init__(self):
         check_trace_prob(self.trace_prob, "Pass3Config.trace_prob")
+        if not 0.0 <= self.trace_precision <= 100.0:
+            from ..errors import InputError
+
+            raise InputError(f"Pass3Config.trace_precision {self.trace_precision:g}: expected a percentage in "
+                             "[0, 100]")
 
 
 def check_trace_prob(value: float, name: str) -> None:
@@ -320,7 +331,7 @@ def prepare(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, invent
         G, unseen = gold_graph(graph, vocab)
         gold_sid = np.array([inventory.index.get(spine_identity(graph, w), -1) for w in range(n)], np.int64)
     protect = G is not None and (gold if protect_gold is None else protect_gold)
-    if config.trace_prob and not protect:      # the trace classifier's second opinion (decoding only)
+    if config.trace_prob:         # the trace classifier's second opinion (gold is added back below)
         keep = keep & ((sent2.cand_kind != TRACE) | (sent2.cand_prob >= config.trace_prob))
     # the surviving labelled edges of each pair (gold added in training)
     per_pair = []

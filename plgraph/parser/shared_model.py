@@ -4,13 +4,13 @@
 
 * quick mode (``PLGRAPH_QUICK=1``, as under ``make test``): a tiny model trained once on
   the first :data:`QUICK_LIMIT` train sentences of at most :data:`QUICK_MAX_WORDS` words
-  (one epoch a pass, 2^18 weights) over the quick coarse models
+  (one epoch a pass, 2^18 weights, trace bias 0: not tuned) over the quick coarse models
   (:func:`plgraph.pruners.pipeline.notebook_models`), in ``parser-quick-<code>`` of the
   cache; ``<code>`` digests the parser's, the coarse models' and the learner's code, so a
   code change retrains.  It parses, badly: it exists to run the notebook's cells.
 * full mode: the repository's ``runs/parser`` (``make parser-model``) when it holds a
   trained model, otherwise the default model trained into ``parser-full-<code>`` of the
-  cache (about 25 minutes on 2 cores).
+  cache (about 36 minutes on 2 cores).
 
 Several processes may ask at once (a notebook and a test worker): the first trains under
 the folder's lock, the others wait for it and load what it wrote.
@@ -73,14 +73,14 @@ def notebook_parser(quick: bool | None = None, progress=None, log=print) -> Path
             "--threads", "2", "--no-progress" if not progress else "--progress"]
     if quick:
         args += ["--limit", str(QUICK_LIMIT), "--max-words", str(QUICK_MAX_WORDS), "--bits2", "18", "--bits3", "18",
-                 "--epochs2", "1", "--epochs3", "1"]
+                 "--epochs2", "1", "--epochs3", "1", "--trace-bias3", "0"]     # no threshold tuning: 11 dev decodes
     for _attempt in range(3):
         _wait_for_writer(folder, log)
         if _trained(folder):
             return folder
         if log:
             log(f"training the {'quick' if quick else 'full'} parser model into {folder} "
-                f"({'about a minute' if quick else 'about 25 minutes on 2 cores'})")
+                f"({'about a minute' if quick else 'about 36 minutes on 2 cores'})")
         os.makedirs(folder, exist_ok=True)
         if main(args) == 0:
             return folder
