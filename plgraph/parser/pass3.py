@@ -118,19 +118,21 @@ class Pass3Config:
 
     def __post_init__(self):
         check_trace_prob(self.trace_prob, "Pass3Config.trace_prob")
-        if not 0.0 <= self.trace_precision <= 100.0:
-            from ..errors import InputError
+        _check_range(self.trace_precision, 100.0, "Pass3Config.trace_precision", "a percentage")
 
-            raise InputError(f"Pass3Config.trace_precision {self.trace_precision:g}: expected a percentage in "
-                             "[0, 100]")
+
+def _check_range(value: float, top: float, name: str, what: str) -> None:
+    """``value`` (of the setting called ``name``) lies in [0, ``top``], InputError saying
+    it should be ``what`` otherwise."""
+    if not 0.0 <= value <= top:
+        from ..errors import InputError
+
+        raise InputError(f"{name} {value:g}: expected {what} in [0, {top:g}]")
 
 
 def check_trace_prob(value: float, name: str) -> None:
     """``value`` (of the setting called ``name``) is a probability, InputError otherwise."""
-    if not 0.0 <= value <= 1.0:
-        from ..errors import InputError
-
-        raise InputError(f"{name} {value:g}: expected a probability in [0, 1]")
+    _check_range(value, 1.0, name, "a probability")
 
 
 #: spine options a word gets when a sentence is prepared again after pass 3 found no parse
