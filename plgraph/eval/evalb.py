@@ -40,10 +40,12 @@ useless), and says so
   lines of any size are read and scored whole (within the limits both agree).
 * ``strict=True`` (the default, and the CLI): different sentence counts in gold and
   test, and empty lines in the *gold* file, are an InputError naming the files, counts
-  or line.  ``strict=False`` does what the C program does: scores the common prefix
-  and records ``Number of lines unmatch ...``; an empty gold line is a sentence with no
-  words (a skip if the test line is empty too, else a length error).  An empty *test*
-  line is always a skip sentence (that is how EVALB counts a parser's failures).
+  or line; so is a file with no line at all (:func:`evalb_files`), where the C program
+  prints the totals of no sentence (F-measure ``-nan``).  ``strict=False`` does what the
+  C program does: scores the common prefix and records ``Number of lines unmatch ...``;
+  an empty gold line is a sentence with no words (a skip if the test line is empty too,
+  else a length error).  An empty *test* line is always a skip sentence (that is how
+  EVALB counts a parser's failures).
 * ``DEBUG`` output (``-d``/``-D``, ``dsp_info``) is not reproduced: the report is the
   ``DEBUG 0`` one.  The F-measure of an empty group is 0/0: the C program prints
   ``-nan`` (x86-64 glibc), the report prints the same, the dicts hold ``None``.
@@ -58,6 +60,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
 from ..errors import InputError
+from ._words import first_word_difference
 
 __all__ = ["EvalbParams", "EvalbResult", "read_prm", "read_evalb_file", "evalb", "evalb_files",
            "cli_main"]
@@ -454,10 +457,8 @@ class _Scorer:
         return sum(1 for a, b in zip(tags1, tags2) if a == b)
 
     def words_mismatch(self, w1, w2):
-        for a, b in zip(w1, w2):
-            if a != b and (a, b) not in self.eq_words:
-                return a, b
-        return None
+        diff = first_word_difference(w1, w2, self.eq_words)
+        return None if diff is None else diff[1:]
 
 
 # -- result -----------------------------------------------------------------------------------
@@ -683,10 +684,15 @@ def evalb(gold: Iterable, test: Iterable, params: EvalbParams | None = None, *, 
 
 def evalb_files(gold_path, test_path, params: EvalbParams | None = None, *, strict: bool = True) -> EvalbResult:
     """:func:`evalb` on two EVALB input files (one tree per line, :func:`read_evalb_file`);
-    errors name the file and its 1-based line."""
+    errors name the file and its 1-based line.  With ``strict``, a file without lines is an
+    InputError naming it (``file contains no trees``), the gold file first."""
     params = EvalbParams.collins() if params is None else params
     gold_lines = read_evalb_file(gold_path)
     test_lines = read_evalb_file(test_path)
+    if strict:
+        for path, lines in ((gold_path, gold_lines), (test_path, test_lines)):
+            if not lines:
+                raise InputError("file contains no trees", source=os.fspath(path))
     return _score(gold_lines, test_lines, params, strict, os.fspath(gold_path), os.fspath(test_path), files=True)
 
 

@@ -73,6 +73,7 @@ from typing import Sequence
 from ..errors import InputError, PlgraphError
 from ..graph import Graph
 from ._scores import prf
+from ._words import check_same_words
 
 #: category keys (JSON / DataFrame), in the order the report prints them
 CATEGORIES = (
@@ -224,16 +225,8 @@ class GraphResult:
 
 
 def _check_pair(g: Graph, t: Graph, k: int, gold_name: str, test_name: str) -> None:
-    if list(g.words) == list(t.words):
-        return
     ids = g.id if g.id == t.id else f"{g.id} (test id {t.id})"
-    if len(g.words) != len(t.words):
-        what = f"gold has {len(g.words)} words, test {len(t.words)}"
-    else:
-        w = next(i for i, (a, b) in enumerate(zip(g.words, t.words)) if a != b)
-        what = f"word {w + 1} is {g.words[w]!r} in gold, {t.words[w]!r} in test"
-    raise InputError(f"the words differ between gold {gold_name} and test {test_name}: {what}",
-                     gold_name, f"{ids}, block {k + 1}")
+    check_same_words(g.words, t.words, gold_name, test_name, f"{ids}, block {k + 1}")
 
 
 def graphs(gold: Sequence[Graph], test: Sequence[Graph], gold_name: str = "gold", test_name: str = "test"

@@ -106,9 +106,12 @@ every second line of a run of blank lines as nothing, and ``) \\n`` (a space bef
 newline) as an extra failed parse, which shifts its pairing; plgraph does not reproduce
 that.  Bad input is an :class:`~plgraph.errors.InputError` naming the file and sentence
 (the script stops or pairs the wrong trees): unbalanced brackets, an empty gold tree,
-different numbers of trees (the script stops silently at the shorter file).  Words are not
-compared (the script never compares them); the DataFrame's ``same_words`` column says
-whether the edited trees have the same words.
+different numbers of trees (the script stops silently at the shorter file).  :func:`traces`
+does not compare words (the script never does; the DataFrame's ``same_words`` column says
+whether the edited trees have the same words); the CLI does, as ``eval graphs`` does: a
+pair whose overt words (null elements left out, ``{``/``}`` cleaned) differ -- files in
+another order, say -- is an InputError naming the gold file, the sentence and the first
+differing word or both word counts.  An empty test tree (a failed parse) is not compared.
 """
 from __future__ import annotations
 
@@ -122,6 +125,7 @@ from ..errors import InputError, PlgraphError, PTBFormatError
 from ..ptb.clean import WORD_TO_POS as _WORD_TO_POS, WORD_TO_WORD as _WORD_TO_WORD  # ptb_cleaning's tables
 from ..tree import NONE_LABEL, Tree
 from ._scores import prf
+from ._words import check_same_words
 
 #: ``--labels_to_remove`` default of the script: ``#&''&,&.&``&:``
 LABELS_TO_REMOVE = frozenset(["#", "''", ",", ".", "``", ":"])
@@ -715,11 +719,18 @@ def read_trace_file(path, side: str = "test") -> list:
 # ---------------------------------------------------------------------------------------
 # command line
 # ---------------------------------------------------------------------------------------
+def _overt_words(tree: Tree) -> list[str]:
+    """The words of ``tree`` without its null elements, ``{``/``}`` cleaned as the scorer
+    cleans them."""
+    return [_WORD_TO_WORD.get(w, w) for w in tree.words()]
+
+
 def cli_main(args) -> int:
     """``python -m plgraph eval traces GOLD TEST [--null-only] [--json PATH]``: print the
     report (stdout), the sentences scored where the reference script crashes and the number
     of empty test trees (stderr), write the JSON atomically.  Exit 0 when scored, 2 on bad
-    input (``plgraph eval: error: FILE: ...`` on stderr)."""
+    input (``plgraph eval: error: FILE: ...`` on stderr), which includes a pair of non-empty
+    trees whose overt words differ (see the module doc)."""
     from ..atomic import atomic_json, check_writable
 
     import gc
@@ -737,6 +748,10 @@ def cli_main(args) -> int:
             longer, name = (gold, args.gold) if len(gold) > len(test) else (test, args.test)
             raise InputError(f"gold {args.gold} has {len(gold)} trees, test {args.test} has {len(test)}; "
                              f"the first unpaired one is sentence {k + 1} of {name}", name, longer[k][0])
+        for k, ((sid, g), (_, t)) in enumerate(zip(gold, test)):
+            if t is not None:
+                check_same_words(_overt_words(g), _overt_words(t), str(args.gold), str(args.test),
+                                 f"{sid}, tree {k + 1}")
         result = traces([t for _, t in gold], [t for _, t in test], bool(getattr(args, "null_only", False)),
                         ids=[sid for sid, _ in gold], gold_name=str(args.gold), test_name=str(args.test))
         sys.stdout.write(result.report())
