@@ -11,7 +11,6 @@ The cleaning follows the reference converter (design notes 1ec-anchor.md §2.1):
 """
 from __future__ import annotations
 
-from ..errors import ConversionError
 from ..tree import Tree
 
 PTB_NONTERMINALS = frozenset(
@@ -103,7 +102,9 @@ def homogenise(tree: Tree) -> Tree:
     """Return the tree with a ``ROOT`` top node (the reference's ``-e h`` edit).
 
     Unlabelled or unknown wrapper nodes with a single child are dropped until a
-    Penn Treebank phrase label is reached, which then gets a ``ROOT`` parent.
+    Penn Treebank phrase label is reached, which then gets a ``ROOT`` parent.  A
+    one-word tree without a phrase label (``( (NN hello) )``, ``(NN hello)``) becomes
+    ``(ROOT (NN hello))``: its pre-terminal gets the ``ROOT`` parent.
     """
     if tree.label == "ROOT":
         return tree
@@ -111,8 +112,9 @@ def homogenise(tree: Tree) -> Tree:
     while base_label(node.label) not in PTB_NONTERMINALS:
         if len(node.children) > 1:
             break
-        if node.word is not None:
-            raise ConversionError("tree has no phrase label in the Penn Treebank tag set")
+        if node.word is not None:  # one-word tree: the pre-terminal hangs from ROOT
+            node.parent = None
+            return Tree("ROOT", [node])
         node = node.children[0]
     if base_label(node.label) not in PTB_NONTERMINALS:
         node.label = "ROOT"

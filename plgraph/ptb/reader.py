@@ -6,9 +6,14 @@ bytes that are not UTF-8) it re-reads the file in a slower mode that knows the
 line of every token, so errors name the file, the 0-based tree index and the
 line.  ``on_error="skip"`` returns :class:`BadSentence` records instead of raising,
 which is what corpus runs use so that one bad tree never stops a run.
+
+A leading UTF-8 byte-order mark (U+FEFF) is dropped, by every reading path.  A tree
+that is never closed does not swallow the trees after it: it is skipped, and reading
+resumes at the next tree start line (see :func:`read_ptb_string`).
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from dataclasses import dataclass
@@ -19,21 +24,32 @@ from ..tree import Tree
 from .clean import homogenise, ptb_cleaning
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
+BOM = "\ufeff"
 
 
 @dataclass
 class SentenceTree:
-    """A successfully read tree: ``id`` is ``<file stem>.<K>`` (K = 0-based index)."""
+    """A successfully read tree: ``id`` is ``<file stem>.<K>``, ``index`` is K (the
+    0-based index of the tree in its file, numbered as :func:`read_ptb_string` says);
+    ``line``, the 1-based line where it starts, is known when the text was read with
+    ``lines=True`` (else ``None``)."""
 
     id: str
     tree: Tree
     source: str
     index: int
+    line: int | None = None
 
 
 @dataclass
 class BadSentence:
-    """A tree that could not be read (or converted) and was skipped."""
+    """A tree that could not be read (or converted) and was skipped.
+
+    ``line`` is the 1-based line where the tree starts, or where the error is (for
+    text outside any tree); the reader always sets it (line 1 for a file without
+    trees).  ``index`` is the tree's K, or -1 for text outside any tree and for a
+    file without trees.
+    """
 
     id: str
     source: str
@@ -47,19 +63,27 @@ class BadSentence:
 
 
 class _TreeError(Exception):
-    def __init__(self, reason: str, token_index: int):
+    def __init__(self, reason: str, token_index: int, resume: int | None = None):
         super().__init__(reason)
         self.reason = reason
         self.token_index = token_index
+        self.resume = resume  # token where reading resumes after an unclosed tree
 
 
-def _build_trees(tokens: list[str]):
+def _build_trees(tokens: list[str], resync=None):
     """Yield ``(first_token_index, Tree | _TreeError)`` for each top-level tree.
 
-    After an error the rest of that tree (up to bracket depth 0) is skipped.
+    After an error the rest of that tree (up to bracket depth 0) is skipped.  A
+    tree that is never closed (depth 0 is not reached before the end) is cut short
+    at ``resync(first_token_index)``, the index of the token where the next tree
+    starts (or ``None`` when there is none): the error is then "unclosed tree" with
+    ``resume`` set to that token, and reading goes on from it.  Whether a tree is
+    closed is known before it is built, so each token is looked at a bounded number
+    of times however many trees are unclosed.
     """
     i = 0
     n = len(tokens)
+    floors = _depth_floors(tokens) if resync is not None else None  # else made at the first error
     while i < n:
         tok = tokens[i]
         if tok != "(":
@@ -70,6 +94,12 @@ def _build_trees(tokens: list[str]):
             i += 1
             continue
         start = i
+        if floors is not None and floors[1][start + 1] > floors[0][start]:  # never closed
+            resume = resync(start)
+            if resume is not None:
+                yield start, _TreeError("unclosed tree (missing ')')", start, resume)
+                i = resume
+                continue
         stack: list[Tree] = []
         result = None
         try:
@@ -110,9 +140,12 @@ def _build_trees(tokens: list[str]):
                     node.word = tok
                     i += 1
         except _TreeError as err:
-            # skip to the end of this tree
+            if floors is None:
+                floors = _depth_floors(tokens)
+            before, floor = floors
+            # skip to the end of this tree (none when it is never closed)
             depth = 0
-            j = start
+            j = start if floor[start + 1] <= before[start] else n
             while j < n:
                 if tokens[j] == "(":
                     depth += 1
@@ -129,8 +162,23 @@ def _build_trees(tokens: list[str]):
         yield start, result
 
 
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
+def _depth_floors(tokens: list[str]) -> tuple[list[int], list[int]]:
+    """``(before, floor)``: ``before[i]`` is the bracket depth before token ``i``;
+    ``floor[i]`` the lowest depth before any token from ``i`` on, or at the end.  The
+    tree opened by token ``i`` is closed iff ``floor[i + 1] <= before[i]``."""
+    before = []
+    depth = 0
+    for tok in tokens:
+        before.append(depth)
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+    floor = before + [depth]
+    for i in range(len(before) - 1, -1, -1):
+        if floor[i + 1] < floor[i]:
+            floor[i] = floor[i + 1]
+    return before, floor
 
 
 def _finish(tree: Tree, clean: bool) -> Tree:
@@ -142,8 +190,24 @@ def _finish(tree: Tree, clean: bool) -> Tree:
 
 
 def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = None, clean: bool = True,
-                    on_error: str = "raise", _check_encoding: bool = False) -> list:
+                    on_error: str = "raise", lines: bool = False) -> list:
     """Read every tree in ``text``.
+
+    A leading byte-order mark (U+FEFF) is dropped; line numbers count from the line
+    it starts.  Tree K (ids ``<stem>.<K>``) is the K-th top-level bracket of the
+    text, 0-based: a tree that cannot be read counts as one tree (so the trees after
+    it keep the ids they would have if it were fine), text outside any tree counts
+    as none.
+
+    A tree that is never closed (a missing ``)``) would swallow the trees after it.
+    Instead it ends before the next line, after the line where it starts, whose first
+    non-blank character is ``(`` and which is indented no deeper than the line where
+    it starts (in Penn Treebank files: the next line starting with ``(`` at the left
+    margin, ``( (S`` or ``(S``).  That tree is bad ("unclosed tree (missing ')');
+    reading resumed at line N") and reading resumes at line N, whose tree gets the
+    next index.  When there is no such line, the tree is bad to the end of the
+    text ("unbalanced brackets: end of file inside a tree").  A tree of one word
+    without a phrase label (``( (NN hello) )``) is read as ``(ROOT (NN hello))``.
 
     Parameters
     ----------
@@ -158,13 +222,20 @@ def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = N
     on_error : {"raise", "skip"}
         ``"raise"`` raises :class:`PTBFormatError` at the first bad tree;
         ``"skip"`` puts a :class:`BadSentence` in the result instead.
+    lines : bool
+        Read in the mode that knows every token's line (slower): each SentenceTree
+        gets its ``line``, and words with undecodable bytes (surrogate escapes) make
+        their tree bad.  Without it that mode is used only when something is wrong.
 
     Returns
     -------
-    list of SentenceTree or BadSentence, in file order.
+    list of SentenceTree or BadSentence, in file order.  Every BadSentence has the
+    line of the tree (or of the text outside any tree) that is bad.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
+    if text.startswith(BOM):  # a byte-order mark is not text of the first tree
+        text = text[1:]
     if stem is None:
         stem = os.path.splitext(os.path.basename(source))[0]
     tokens = _TOKEN.findall(text)
@@ -175,28 +246,23 @@ def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = N
             bad_found = True
             break
         out.append(item)
-    if _check_encoding:
+    if lines:
         bad_found = True
     if bad_found:
         return _read_slow(text, source, stem, clean, on_error)
     if not out:
-        err = PTBFormatError("file contains no trees" if not text.strip() else "no bracketed tree found", source)
+        err = PTBFormatError("file contains no trees" if not text.strip() else "no bracketed tree found", source,
+                             line=1)
         if on_error == "raise":
             raise err
-        return [BadSentence(f"{stem}", source, -1, None, err.reason)]
+        return [BadSentence(f"{stem}", source, -1, 1, err.reason)]
     result = []
     for k, tree in enumerate(out):
-        sid = f"{stem}.{k}"
         try:
             tree = _finish(tree, clean)
-        except PTBFormatError:
-            raise
-        except Exception as exc:  # homogenise failure
-            if on_error == "raise":
-                raise PTBFormatError(str(exc), source, sid) from None
-            result.append(BadSentence(sid, source, k, None, str(exc)))
-            continue
-        result.append(SentenceTree(sid, tree, source, k))
+        except Exception:  # cleaning failed: the slow mode knows the tree's line
+            return _read_slow(text, source, stem, clean, on_error)
+        result.append(SentenceTree(f"{stem}.{k}", tree, source, k))
     return result
 
 
@@ -204,13 +270,38 @@ def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) ->
     """Error path: tokenise with positions to report lines, and check encoding."""
     matches = list(_TOKEN.finditer(text))
     tokens = [m.group(0) for m in matches]
+
+    def resync(start: int) -> int | None:
+        """First token after tree ``start`` that opens a line no deeper indented than its line."""
+        pos = matches[start].start()
+        line_start = text.rfind("\n", 0, pos) + 1
+        head = text[line_start:pos]
+        indent = len(head) - len(head.lstrip())
+        for r in range(start + 1, len(tokens)):
+            if tokens[r] != "(":
+                continue
+            pos = matches[r].start()
+            line_start = text.rfind("\n", matches[r - 1].end(), pos) + 1
+            if line_start and pos - line_start <= indent:  # only white space lies between tokens
+                return r
+        return None
+
+    newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_left(newlines, pos) + 1
+
     result = []
     k = 0
-    for start, item in _build_trees(tokens):
+    for start, item in _build_trees(tokens, resync):
         sid = f"{stem}.{k}"
         if isinstance(item, _TreeError):
             pos = matches[min(item.token_index, len(matches) - 1)].start() if matches else 0
-            line = _line_of(text, pos)
+            line = line_of(pos)
+            if item.resume is not None:
+                resumed = line_of(matches[item.resume].start())
+                item.reason += (f"; the next tree starts at line {resumed}" if on_error == "raise"
+                                else f"; reading resumed at line {resumed}")
             if tokens[start] != "(":
                 # text outside any tree: report but do not consume a tree index
                 if on_error == "raise":
@@ -226,7 +317,7 @@ def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) ->
         first = matches[start].start()
         bad = _first_undecodable(item)
         if bad is not None:
-            line = _line_of(text, first)
+            line = line_of(first)
             reason = f"bytes that are not UTF-8: {bad}"
             if on_error == "raise":
                 raise PTBFormatError(reason, source, sid, line)
@@ -236,19 +327,19 @@ def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) ->
         try:
             tree = _finish(item, clean)
         except Exception as exc:
-            line = _line_of(text, first)
+            line = line_of(first)
             if on_error == "raise":
                 raise PTBFormatError(str(exc), source, sid, line) from None
             result.append(BadSentence(sid, source, k, line, str(exc)))
             k += 1
             continue
-        result.append(SentenceTree(sid, tree, source, k))
+        result.append(SentenceTree(sid, tree, source, k, line_of(first)))
         k += 1
     if not result:
-        err = PTBFormatError("file contains no trees", source)
+        err = PTBFormatError("file contains no trees", source, line=1)
         if on_error == "raise":
             raise err
-        return [BadSentence(stem, source, -1, None, err.reason)]
+        return [BadSentence(stem, source, -1, 1, err.reason)]
     return result
 
 
@@ -279,7 +370,7 @@ def read_ptb(path, *, clean: bool = True, on_error: str = "raise", stem: str | N
     except UnicodeDecodeError:
         text = data.decode("utf-8", errors="surrogateescape")
         undecodable = True
-    return read_ptb_string(text, path, stem=stem, clean=clean, on_error=on_error, _check_encoding=undecodable)
+    return read_ptb_string(text, path, stem=stem, clean=clean, on_error=on_error, lines=undecodable)
 
 
 def iter_ptb_file(path, **kwargs) -> Iterator:
