@@ -43,8 +43,8 @@ bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
 	$(PY) bench/bench_pass2.py
 	$(PY) bench/bench_eval.py
 
-parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser (~36 min, 2 cores)
-	$(PY) -m plgraph parser train --model-dir runs/parser
+parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser, replacing a finished one only once complete (~36 min, 2 cores)
+	$(PY) -m plgraph parser train --model-dir runs/parser --overwrite
 
 PARSER_MODEL ?= runs/parser
 bench-cascade: $(STAMP) ## the whole parsing cascade of a trained model (PARSER_MODEL=M, default runs/parser)

@@ -3,7 +3,7 @@
 
 ::
 
-    python -m plgraph parser train --model-dir M [--pruners P] [--resume] [--max-words 40]
+    python -m plgraph parser train --model-dir M [--pruners P] [--resume] [--overwrite] [--max-words 40]
                                    [--epochs2 N] [--epochs3 N] [--limit K] [--ptb DIR] [--threads 2]
     python -m plgraph parser stats --model-dir M [--split dev] [--json PATH]
 
@@ -19,6 +19,14 @@ decodes train and dev with the final pass 2 and tunes pass 2's pruning ratios on
 options; options given that differ from them are refused, naming both.  Sentences too
 long or malformed are counted and skipped, never fatal.
 
+A folder holding a finished model (:func:`~plgraph.parser.model.holds_finished_model`)
+is refused, unchanged, unless ``--resume`` (continue its training, in place) or
+``--overwrite``: then the new model trains into ``M/.plgraph-overwrite`` and replaces
+the old one only once complete (:func:`~plgraph.parser.model.replace_model`), so that
+``M`` keeps loading as the old model until then, also when the run is interrupted;
+``--overwrite --resume`` continues such an interrupted run (or only completes the
+replacement, when the run was killed while doing it).
+
 ``stats`` measures on a split what reaches pass 2 and how its decodes fare
 (:mod:`plgraph.parser.stats`), as a table and, with ``--json``, a JSON file.
 """
@@ -27,11 +35,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import MISSING, dataclass, fields
 
-from ..cliargs import non_negative_int, positive_int
+from ..cliargs import finite_float, non_negative_int, positive_int
 from ..learn.interrupts import check_interrupt
 
 #: the passes ``parser train`` trains, in order
@@ -64,9 +73,9 @@ def float_or_tune(text: str):
     if text.lower() == TUNE:
         return TUNE
     try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number or {TUNE!r}, got {text!r}") from None
+        return finite_float(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a finite number or {TUNE!r}, got {text!r}") from None
 
 
 def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what: str) -> None:
@@ -85,7 +94,7 @@ def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what
             kw.update(type=float_or_tune, help=f"{what}: {f.name}, a number or {TUNE!r} (tuned on dev: the best "
                                                f"trace recall at trace_precision; default {TUNE!r})")
         elif isinstance(default, float) or default is None:     # None: tuned unless given (pass 3's ratios)
-            kw["type"] = float
+            kw["type"] = finite_float
         elif f.name == "reg":
             kw["choices"] = ["l1", "l2"]
         p.add_argument(f"--{f.name.replace('_', '-')}{suffix}", **kw)
@@ -225,21 +234,49 @@ def _pruners(args, own_dir, stored, train_graphs, dev_graphs, progress):
 
 # -- train --------------------------------------------------------------------------------------
 def _train(args) -> int:
-    """Check the folder writable and lock it before any corpus is read, then train (see
-    the module docstring).  Ctrl-C is deferred to safe points: the end of each stage
+    """Check the folder writable and lock it before any corpus is read, complete a
+    replacement of its model that a killed run left half done, refuse a finished model
+    without ``--resume`` or ``--overwrite`` (OutputError, nothing changed), then train
+    (see the module docstring).  Ctrl-C is deferred to safe points: the end of each stage
     (reading, labels and rules, preparing) and of each batch; a second Ctrl-C stops at
-    once.  The files on disk are always those of the last finished epoch."""
+    once.  The files on disk are always those of the last finished epoch; a finished
+    model is only ever replaced whole by a complete one."""
     from ..atomic import check_writable_dir
-    from ..learn.loop import training_folder
+    from ..errors import OutputError
     from ..lock import folder_lock
-    from .model import folder_files
-
-    from ..dist.cli import client_for
+    from .model import OVERWRITE_DIR, finish_replacement, holds_finished_model, replace_model
 
     what = "parser model folder"
-    check_writable_dir(args.model_dir)
-    with folder_lock(args.model_dir, what), training_folder(args.model_dir, folder_files(PASSES),
-                                                            () if args.pruners else ("pruners",), what), \
+    M = args.model_dir
+    check_writable_dir(M)
+    with folder_lock(M, what):
+        if finish_replacement(M) and args.overwrite and args.resume:     # what was left of an --overwrite run
+            print(f"completed the replacement of the parser model in {M}")
+            return 0
+        if not holds_finished_model(M, PASSES) or (args.resume and not args.overwrite):
+            return _train_into(args, what)
+        if not args.overwrite:
+            raise OutputError(f"{M} holds a finished parser model ({os.path.join(M, 'parser.json')}); training "
+                              f"into it would replace it: give --overwrite to train a new model in its place (the "
+                              f"old one stays, and loads, until the new one is complete), or --resume to continue "
+                              f"its training")
+        work = os.path.join(M, OVERWRITE_DIR)
+        if not args.resume:
+            shutil.rmtree(work, ignore_errors=True)     # an earlier unfinished --overwrite: start afresh
+        code = _train_into(argparse.Namespace(**{**vars(args), "model_dir": work}), what)
+        replace_model(work, M)
+        print(f"replaced the parser model in {M}")
+        return code
+
+
+def _train_into(args, what: str) -> int:
+    """Train into ``args.model_dir`` (:func:`_train_locked`) inside its
+    :func:`~plgraph.learn.loop.training_folder` and the Dask client of ``--dask``."""
+    from ..dist.cli import client_for
+    from ..learn.loop import training_folder
+    from .model import folder_files
+
+    with training_folder(args.model_dir, folder_files(PASSES), () if args.pruners else ("pruners",), what), \
             client_for(args) as client:
         args.client = client        # --dask: batches decoded on the cluster (plgraph.dist.training)
         return _train_locked(args)
@@ -471,10 +508,12 @@ def _summary(res) -> str:
 
 # -- stats --------------------------------------------------------------------------------------
 def _stats(args) -> int:
-    """Load the model (and its coarse models), prepare the split's sentences of at most
-    the model's ``max_words`` words (gold attached, not protected), and measure
+    """Load the model (and its coarse models; every file checked, and the passes built,
+    before any work), prepare the split's sentences of at most the model's ``max_words``
+    words (gold attached, not protected), and measure
     (:func:`plgraph.parser.stats.pass2_stats`)."""
     from ..atomic import atomic_text, check_writable
+    from . import pass3 as P3
     from .model import ParserModel
     from .pass2 import Pass2Config, Pass2Model
     from .stats import pass2_stats
@@ -483,6 +522,11 @@ def _stats(args) -> int:
         check_writable(args.json)
     model = ParserModel.load(args.model_dir)
     pass2, read_args = model.pass_model("pass2", Pass2Config, lambda c: Pass2Model(model.vocab, c))
+    pass3 = None
+    if "pass3" in model.folder.header.get("passes", {}):
+        inventory = P3.SpineInventory(model.pruners.spine.labels.items, model.vocab)
+        pass3 = (inventory, *model.pass_model("pass3", P3.Pass3Config,
+                                              lambda c: P3.Pass3Model(model.vocab, inventory, c)))
     progress = _progress(args)
     sents, unreadable = _corpus(args.split, args.ptb, progress)
     graphs, too_long = _short([s.graph for s in sents], model.max_words)
@@ -492,22 +536,21 @@ def _stats(args) -> int:
            "skipped_malformed": len(corpus.skipped), "skipped_unreadable": unreadable}
     doc.update(pass2_stats(pass2, read_args, corpus, model.rules, model.vocab, threads=args.threads))
     print(_stats_table(doc))
-    _pass1_and_3_stats(args, model, pass2, read_args, graphs, corpus, doc, progress)
+    _pass1_and_3_stats(args, model, pass2, read_args, pass3, graphs, corpus, doc, progress)
     if args.json:
         atomic_text(args.json, json.dumps(doc, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 
 
-def _pass1_and_3_stats(args, model, pass2, read2, graphs, corpus, doc: dict, progress) -> None:
+def _pass1_and_3_stats(args, model, pass2, read2, pass3, graphs, corpus, doc: dict, progress) -> None:
     """Add to ``doc`` and print: pass 1's pruning (``pruners stats``' figures, the seed's
-    definition included), pass 2's pruning curve, and -- when the model has pass 3 --
-    pass 3's candidates, spines and decodes, with the spine-top check as trained and
-    switched the other way."""
+    definition included), pass 2's pruning curve, and -- when the model has pass 3
+    (``pass3``: its ``(inventory, model, read_args)``, else None) -- pass 3's candidates,
+    spines and decodes, with the spine-top check as trained and switched the other way."""
     from dataclasses import replace
 
     from ..pruners.pipeline import pruning_stats
-    from . import pass3 as P3
     from .cascade import pass2_outputs, prepare_corpus3, ratio_curve
     from .stats import pass3_stats
 
@@ -527,10 +570,9 @@ def _pass1_and_3_stats(args, model, pass2, read2, graphs, corpus, doc: dict, pro
     lines += [f"  {r['ratio']:.1f}  {r['gold_structural_kept_pct']:7.2f}  {r['gold_trace_kept_pct']:7.2f}  "
               f"{r['structural_kept_seed_pct']:9.4f}" for r in doc["pass2_curve"]]
     print("\n".join(lines))
-    if "pass3" not in model.folder.header.get("passes", {}):
+    if pass3 is None:
         return
-    inventory = P3.SpineInventory(model.pruners.spine.labels.items, vocab)
-    pass3, read3 = model.pass_model("pass3", P3.Pass3Config, lambda c: P3.Pass3Model(vocab, inventory, c))
+    inventory, pass3, read3 = pass3
     config = pass3.config
     for key, cfg in (("pass3", config),
                      ("pass3_spine_top_check_flipped", replace(config, spine_top_check=not config.spine_top_check))):
@@ -603,6 +645,9 @@ def register(sub) -> None:
     t.add_argument("--model-dir", required=True, metavar="M")
     t.add_argument("--pruners", metavar="P", help="trained coarse models (default: train them into M/pruners)")
     t.add_argument("--resume", action="store_true", help="continue from the last finished epoch in M")
+    t.add_argument("--overwrite", action="store_true",
+                   help="M holds a finished model: train a new one that replaces it once complete (with --resume: "
+                        "continue such a run that was interrupted)")
     t.add_argument("--max-words", dest="max_words", type=positive_int, default=None, metavar="N",
                    help=f"train and score sentences of at most N words (default {RUN_DEFAULTS['max_words']})")
     t.add_argument("--limit", type=positive_int, default=None, metavar="K",

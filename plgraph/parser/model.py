@@ -29,6 +29,12 @@ pickle; every file written atomically, :mod:`plgraph.atomic`):
     the training curves of every pass (column ``model`` names the pass).
 ``pruners/``
     the coarse models, when ``parser train`` trained them (no ``--pruners``).
+``.plgraph-overwrite/`` (:data:`OVERWRITE_DIR`)
+    only while ``parser train --overwrite`` trains a new model to replace the finished one
+    in ``M``: the new run's folder, of this same layout (:func:`replace_model`).
+
+Every reader of a folder loads it with :meth:`ParserModel.load`, which reads and checks
+every file of the model before the caller does any work.
 
 A pass plugs in through :func:`train_pass` with four objects of one shape (pass 2's:
 :class:`~plgraph.parser.pass2.Pass2Config`, :class:`~plgraph.parser.pass2.Pass2Model`,
@@ -50,6 +56,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import time
 import zlib
 from dataclasses import asdict, dataclass, fields
@@ -90,6 +97,10 @@ _CHECKPOINT_KEYS = {"epoch": int, "model": str, "learner": dict, "learner_config
                     "n_weights": int, "curves": list}
 _CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "learner", "learner_config", "config",
                         "n_weights", "seed", "curves")
+#: the sub-folder a run replacing a finished model trains into (:func:`replace_model`)
+OVERWRITE_DIR = ".plgraph-overwrite"
+#: in :data:`OVERWRITE_DIR`: the files of the new model, written when they start replacing the old ones
+REPLACING_FILE = "replacing.json"
 
 
 def pass_files(name: str) -> tuple[str, ...]:
@@ -125,14 +136,15 @@ def _stored_path(path, folder) -> str:
     return os.path.relpath(path, folder) if os.path.commonpath([path, folder]) == folder else path
 
 
-def _remove_matching(folder, pattern: str) -> None:
-    """Delete the files of ``folder`` whose whole name matches the regular expression."""
+def _remove_matching(folder, pattern: str, keep=()) -> None:
+    """Delete the files of ``folder`` whose whole name matches the regular expression,
+    but those named in ``keep``."""
     folder = os.fspath(folder)
     if not os.path.isdir(folder):
         return
     stale = re.compile(pattern)
     for name in os.listdir(folder):
-        if stale.fullmatch(name):
+        if stale.fullmatch(name) and name not in keep:
             os.unlink(os.path.join(folder, name))
 
 
@@ -141,12 +153,91 @@ def _pass_files_pattern(name_pattern: str) -> str:
     return rf"({name_pattern})\.npz|checkpoint-({name_pattern})(-\d+)?\.(json|npz)"
 
 
+#: the files of a run that a fresh run removes first (:func:`clear_previous_run`)
+_RUN_FILES = r"parser\.json|tagger\.json|" + _pass_files_pattern(r"pass\d+")
+
+
 def clear_previous_run(folder) -> None:
-    """Before a fresh (not resumed) run: remove ``parser.json``, the POS tagger and every pass's weights
-    and checkpoints a previous run left in ``folder``, so that no later ``--resume`` mixes
-    the two runs.  Other files are overwritten by the run itself; ``pruners/`` is left to
-    the coarse models' own training."""
-    _remove_matching(folder, r"parser\.json|tagger\.json|" + _pass_files_pattern(r"pass\d+"))
+    """Before a fresh (not resumed) run into a folder without a finished model
+    (:func:`holds_finished_model`): remove ``parser.json``, the POS tagger, every pass's
+    weights and checkpoints and the unfinished work of an earlier ``--overwrite``
+    (:data:`OVERWRITE_DIR`) that a previous run left in ``folder``, so that no later
+    ``--resume`` mixes the two runs.  Other files are overwritten by the run itself;
+    ``pruners/`` is left to the coarse models' own training."""
+    _remove_matching(folder, _RUN_FILES)
+    shutil.rmtree(os.path.join(os.fspath(folder), OVERWRITE_DIR), ignore_errors=True)
+
+
+def holds_finished_model(folder, passes) -> bool:
+    """Whether ``folder`` holds a model that a fresh run must not clear: its
+    ``parser.json`` names every pass of ``passes`` trained, or exists but cannot be read
+    (a damaged model is still somebody's)."""
+    path = os.path.join(os.fspath(folder), "parser.json")
+    if not os.path.lexists(path):
+        return False
+    try:
+        trained = load_json(path, {"trained": list}, "parser model header")["trained"]
+    except ModelFileError:
+        return True
+    return set(passes) <= set(trained)
+
+
+# ---------------------------------------------------------------------------------------------
+# replacing a finished model
+# ---------------------------------------------------------------------------------------------
+def replace_model(work, folder) -> None:
+    """Put the complete model a run trained into ``work`` (``folder``'s
+    :data:`OVERWRITE_DIR`) in place of the model of ``folder``; call it holding
+    ``folder``'s lock.
+
+    Contract: until this is called ``folder``'s old model is untouched (the new run never
+    writes outside ``work``) and loads.  Here ``work/replacing.json`` first lists the new
+    model's files; then each is moved into ``folder`` by one rename (a sub-folder such as
+    ``pruners/`` by two), ``parser.json`` last; then the old run's pass files and tagger
+    the new run has not are deleted, and ``work``.  Nothing is copied or computed: the
+    folder holds a mix of the two models only for the time of these renames, and never
+    loses a file of the new model.  Ctrl-C waits for the end.  A run killed midway leaves
+    the list: loaders refuse the folder, naming it (:meth:`ParserFolder.open`), and the
+    next ``parser train`` into ``folder`` first completes the replacement
+    (:func:`finish_replacement`; ``--overwrite --resume`` then stops there)."""
+    from ..learn.interrupts import deferred_interrupts
+
+    names = sorted(n for n in os.listdir(work) if not n.startswith(".") and n != "parser.json")
+    with deferred_interrupts():
+        atomic_json(os.path.join(os.fspath(work), REPLACING_FILE), {"files": names + ["parser.json"]})
+        finish_replacement(folder)
+
+
+def finish_replacement(folder) -> bool:
+    """Complete a replacement of ``folder``'s model begun by :func:`replace_model` (the
+    moves not yet done, then the clean-up); False when none is pending.  Call it holding
+    ``folder``'s lock."""
+    work = os.path.join(os.fspath(folder), OVERWRITE_DIR)
+    listing = os.path.join(work, REPLACING_FILE)
+    if not os.path.exists(listing):
+        return False
+    names = load_json(listing, {"files": list}, "list of a replacing model's files")["files"]
+    for name in names:
+        src, dst = os.path.join(work, name), os.path.join(os.fspath(folder), name)
+        if not os.path.lexists(src):            # moved before the run was killed
+            continue
+        if os.path.isdir(dst) and not os.path.islink(dst):
+            old = os.path.join(work, f".replaced-{name}")
+            shutil.rmtree(old, ignore_errors=True)
+            os.replace(dst, old)
+        os.replace(src, dst)
+    _remove_matching(folder, _RUN_FILES, keep=set(names))
+    for name in os.listdir(work):               # the list last: a kill here leaves it to finish the clean-up
+        path = os.path.join(work, name)
+        if name == REPLACING_FILE:
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    os.unlink(listing)
+    os.rmdir(work)
+    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,6 +252,8 @@ class ParserFolder:
     def __init__(self, path, header: dict):
         self.path = os.fspath(path)
         self.header = header
+        #: pass name -> its arrays, read and checked by :meth:`check_passes`, until :meth:`pass_arrays` takes them
+        self._checked: dict = {}
 
     # -- writing ---------------------------------------------------------------------------
     @classmethod
@@ -238,9 +331,15 @@ class ParserFolder:
         """The folder at ``path`` with its checked ``parser.json``.  Raises
         :class:`~plgraph.errors.ModelFileError` naming the file when ``parser.json`` is
         missing, damaged, of another format or version, or does not belong to the
-        ``labels.json`` / ``rules.npz`` beside it."""
+        ``labels.json`` / ``rules.npz`` beside it, and while a new model is replacing the
+        folder's (:func:`replace_model`; naming its list of files)."""
         path = os.fspath(path)
         jpath = os.path.join(path, "parser.json")
+        listing = os.path.join(path, OVERWRITE_DIR, REPLACING_FILE)
+        if os.path.exists(listing):
+            raise ModelFileError(f"a new model is replacing the one in {path} (or its run was killed while doing "
+                                 f"it): run python -m plgraph parser train --model-dir {path} --overwrite --resume "
+                                 f"to complete the replacement", source=listing)
         if not os.path.exists(jpath):
             raise ModelFileError(f"not a plgraph parser model folder: {jpath} is missing", source=path)
         doc = load_header(jpath, HEADER_KEYS, "parser model header", FORMAT, FORMAT_VERSION, "parser model")
@@ -297,12 +396,21 @@ class ParserFolder:
     def pass_arrays(self, name: str) -> tuple[dict, str]:
         """``(arrays, path)`` of pass ``name``'s ``<name>.npz``: ``w`` and any extra arrays,
         checked against the CRC ``parser.json`` records; ModelFileError naming the file
-        when it is missing, damaged, or not the one ``parser.json`` records."""
+        when it is missing, damaged, or not the one ``parser.json`` records.  Arrays that
+        :meth:`check_passes` read are handed over (once), not read again."""
         entry = self._pass_entry(name)
         npath = os.path.join(self.path, entry["npz"])
+        if name in self._checked:
+            return self._checked.pop(name), npath
         arrays = load_npz(npath, {"w": (1, "f")}, f"{name} weights")
         check_crc32(entry, npath, content_crc32(arrays), os.path.join(self.path, "parser.json"))
         return arrays, npath
+
+    def check_passes(self) -> None:
+        """Read and check the weights file of every trained pass (:meth:`pass_arrays`),
+        keeping the arrays for the pass's first :meth:`pass_arrays`."""
+        for name in self.header["passes"]:
+            self._checked[name] = self.pass_arrays(name)[0]
 
     def _pass_entry(self, name: str) -> dict:
         entry = self.header["passes"].get(name)
@@ -315,20 +423,31 @@ class ParserFolder:
 
 class ParserModel:
     """A trained parser loaded from its folder: ``folder`` (:class:`ParserFolder`),
-    ``vocab``, ``rules`` and ``pruners`` (:class:`~plgraph.pruners.Pruners`, checked
-    against the fingerprint recorded at training)."""
+    ``vocab``, ``rules``, ``pruners`` (:class:`~plgraph.pruners.Pruners`, checked
+    against the fingerprint recorded at training) and ``tagger``
+    (:class:`~plgraph.parser.tagger.PosTagger`; None when not loaded or absent)."""
 
-    def __init__(self, folder: ParserFolder, vocab: LabelVocab, rules: RuleTables, pruners):
-        self.folder, self.vocab, self.rules, self.pruners = folder, vocab, rules, pruners
+    def __init__(self, folder: ParserFolder, vocab: LabelVocab, rules: RuleTables, pruners, tagger=None):
+        self.folder, self.vocab, self.rules, self.pruners, self.tagger = folder, vocab, rules, pruners, tagger
 
     @classmethod
-    def load(cls, path, pruners: bool = True) -> "ParserModel":
-        """Load the folder ``path`` (with its coarse models unless ``pruners=False``).
-        Damaged or missing files raise :class:`~plgraph.errors.ModelFileError` naming the
-        file; coarse models other than those the parser was trained with too."""
+    def load(cls, path, pruners: bool = True, tagger: bool = True) -> "ParserModel":
+        """Load the folder ``path``, reading and checking every file of its model before
+        the caller does any work: ``parser.json``, ``labels.json``, ``rules.npz`` (+
+        ``.json``), every trained pass's ``<pass>.npz`` (against the CRC in
+        ``parser.json``; the arrays are kept for :meth:`pass_model`), the coarse models
+        unless ``pruners=False``, and ``tagger.json`` when there is one unless
+        ``tagger=False``.  Every command that reads a model folder loads it here first
+        (``parser stats|evaluate|tagger``, and ``parse`` through
+        :meth:`plgraph.parser.parse.Parser.load`).  Damaged or missing files raise
+        :class:`~plgraph.errors.ModelFileError` naming the file; coarse models other than
+        those the parser was trained with too."""
         from ..pruners import Pruners
+        from .tagger import FILE, PosTagger
 
         folder = ParserFolder.open(path)
+        vocab, rules = folder.vocab(), folder.rules()
+        folder.check_passes()
         pr = None
         if pruners:
             pdir = folder.pruners_dir()
@@ -338,7 +457,9 @@ class ParserModel:
                 raise ModelFileError(f"the coarse models in {pdir} are not those the parser was trained with "
                                      f"(fingerprint {pruners_fingerprint(pdir)}, trained with {stored}); retrain "
                                      f"the parser or restore them", source=os.path.join(pdir, "pruners.json"))
-        return cls(folder, folder.vocab(), folder.rules(), pr)
+        tpath = os.path.join(folder.path, FILE)
+        pos = PosTagger.load(tpath) if tagger and os.path.lexists(tpath) else None
+        return cls(folder, vocab, rules, pr, pos)
 
     @property
     def max_words(self) -> int:
@@ -568,4 +689,5 @@ def folder_files(passes) -> tuple[str, ...]:
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ParserFolder", "ParserModel", "PassResult", "PassTrainee", "train_pass",
            "pruners_fingerprint", "clear_previous_run", "stored_pass_config", "pass_conflicts", "option_suffix",
-           "folder_files", "pass_files"]
+           "folder_files", "pass_files", "holds_finished_model", "replace_model", "finish_replacement",
+           "OVERWRITE_DIR", "REPLACING_FILE"]

@@ -70,7 +70,8 @@ def notebook_parser(quick: bool | None = None, progress=None, log=print) -> Path
     folder = notebook_parser_folder(quick)
     notebook_models(quick=quick, progress=progress, log=log)
     args = ["parser", "train", "--model-dir", str(folder), "--pruners", str(notebook_models_folder(quick)),
-            "--threads", "2", "--no-progress" if not progress else "--progress"]
+            "--threads", "2", "--no-progress" if not progress else "--progress",
+            "--overwrite"]          # a folder not _trained may still hold a finished model (no tagger.json)
     if quick:
         args += ["--limit", str(QUICK_LIMIT), "--max-words", str(QUICK_MAX_WORDS), "--bits2", "18", "--bits3", "18",
                  "--epochs2", "1", "--epochs3", "1", "--trace-bias3", "0"]     # no threshold tuning: 11 dev decodes
