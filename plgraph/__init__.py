@@ -8,20 +8,46 @@ Main entry points::
     plgraph.classify(g).category           # 'projective graph', ...
     plgraph.write_shp(dev.graphs(), "dev.shp"); plgraph.read_shp("dev.shp")
 """
-from .convert import ConversionOptions, graph_to_tree, tree_to_graph, canonical_indices
-from .corpora import Corpus, Sentence, corpus
-from .data import find_corpus
-from .errors import ConversionError, CorpusNotFoundError, InputError, PTBFormatError, SHPFormatError
-from .graph import Graph
-from .ptb import read_ptb, read_ptb_string
-from .shp import read_shp, write_shp, format_shp
-from .structure import Structure, classify
-from .tree import Tree
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "ConversionOptions", "graph_to_tree", "tree_to_graph", "canonical_indices", "Corpus", "Sentence", "corpus",
-    "find_corpus", "ConversionError", "CorpusNotFoundError", "InputError", "PTBFormatError", "SHPFormatError",
-    "Graph", "read_ptb", "read_ptb_string", "read_shp", "write_shp", "format_shp", "Structure", "classify", "Tree",
-]
+#: the names ``plgraph`` exports and the modules that define them, imported on first use
+#: (so that ``python -m plgraph`` starts without loading numba and the numpy stack
+#: before it can answer Ctrl-C)
+_EXPORTS = {
+    ".convert": ("ConversionOptions", "graph_to_tree", "tree_to_graph", "canonical_indices"),
+    ".corpora": ("Corpus", "Sentence", "corpus"),
+    ".data": ("find_corpus",),
+    ".errors": ("ConversionError", "CorpusNotFoundError", "InputError", "PTBFormatError", "SHPFormatError"),
+    ".graph": ("Graph",),
+    ".ptb": ("read_ptb", "read_ptb_string"),
+    ".shp": ("read_shp", "write_shp", "format_shp"),
+    ".structure": ("Structure", "classify"),
+    ".tree": ("Tree",),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = [name for names in _EXPORTS.values() for name in names]
+
+
+def __getattr__(name: str):
+    """An exported name (imported from its module on first use) or a sub-module."""
+    module = _WHERE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+    else:
+        try:
+            value = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

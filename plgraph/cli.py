@@ -22,11 +22,12 @@ import argparse
 import os
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
                        file_items, run_corpus_chunks, write_output)
-from .errors import PlgraphError
+from .errors import OutputError, PlgraphError
 
 
 def _add_representation_flags(p: argparse.ArgumentParser) -> None:
@@ -378,14 +379,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _tolerant_streams() -> None:
-    """Let messages that quote undecodable input (surrogate escapes) or characters the
-    terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError.
-
-    A Ctrl-C landing inside ``reconfigure`` can leave stderr unusable ("lost sys.stderr"),
-    so "interrupted" could not be printed: while the streams are reconfigured SIGINT only
-    records itself (Python runs signal handlers in the main thread, whichever thread the
-    OS delivered it to), and is raised again, to the previous handler, right after."""
+@contextmanager
+def _held_interrupts():
+    """Hold Ctrl-C back while the block runs and raise ``KeyboardInterrupt`` at its end
+    if one came: for start-up, where an import cut short can leave numba's or a C
+    library's state broken (a crash at exit), and a stream half reconfigured can lose
+    ``sys.stderr``.  Python runs signal handlers in the main thread, whichever thread the
+    OS delivered the signal to; elsewhere the block changes nothing."""
     import signal
     import threading
 
@@ -394,37 +394,141 @@ def _tolerant_streams() -> None:
     if guard:
         previous = signal.signal(signal.SIGINT, lambda *_: got.append(True))
     try:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.reconfigure(errors="backslashreplace")
-            except (AttributeError, ValueError):  # replaced streams (pytest capture, notebooks)
-                pass
+        yield
     finally:
         if guard:
             signal.signal(signal.SIGINT, previous)
     if got:
-        signal.raise_signal(signal.SIGINT)
+        raise KeyboardInterrupt
+
+
+def _tolerant_streams() -> None:
+    """Let messages that quote undecodable input (surrogate escapes) or characters the
+    terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):  # replaced streams (pytest capture, notebooks)
+            pass
+
+
+class StandardOutputError(OutputError):
+    """Standard output cannot be written (a full disk, a closed terminal)."""
+
+
+class _StandardOutput:
+    """``sys.stdout`` while a command runs: a failed write or flush is a
+    :class:`StandardOutputError` that names standard output; a closed pipe stays a
+    ``BrokenPipeError``."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _guarded(self, method, *args):
+        try:
+            return method(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise StandardOutputError(f"cannot write to standard output: {err.strerror or err}") from None
+
+    def write(self, text):
+        return self._guarded(self._stream.write, text)
+
+    def flush(self):
+        return self._guarded(self._stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at ``os.devnull``, so that the interpreter's last flush of
+    what is left in ``sys.stdout``'s buffer (for a closed pipe or a full disk) neither
+    fails nor prints."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):       # no real standard output (tests, notebooks)
+        pass
+
+
+class _Terminated:
+    """While a command runs, SIGTERM is handled as Ctrl-C (the command's own SIGINT
+    handling runs: partial output is written, training stops at a safe point), and
+    :attr:`seen` records it so that the exit status is 143 instead of 130.  Only the main
+    thread can install signal handlers; elsewhere this changes nothing."""
+
+    def __init__(self):
+        self.seen = False
+        self._previous = None
+
+    def _handler(self, signum, frame):
+        import signal
+
+        self.seen = True
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+        return False
 
 
 def main(argv=None) -> int:
+    """Run a command; its exit status: 0 done, 2 an error (named on standard error), 130
+    interrupted (Ctrl-C), 143 terminated (SIGTERM), 141 standard output closed (a pipe's
+    reader stopped: nothing more is written, nothing is printed, as Unix tools do)."""
     try:
-        _tolerant_streams()
-        parser = build_parser()      # imports every command module: Ctrl-C may land here
+        with _held_interrupts():         # start-up: imports every command module
+            _tolerant_streams()
+            parser = build_parser()
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
         print("plgraph: interrupted", file=sys.stderr)
         return 130
+    stdout, sys.stdout = sys.stdout, _StandardOutput(sys.stdout)
+    terminated = _Terminated()
     try:
-        return args.func(args)
+        with terminated:
+            status = args.func(args)
+            sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
     except PlgraphError as err:
+        if isinstance(err, StandardOutputError):
+            _silence_stdout()
         print(f"plgraph {args.command}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"plgraph {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, SystemError) as err:
+        from .learn.interrupts import caused_by_interrupt
+
+        if not caused_by_interrupt(err):     # a SystemError of a kernel that no interrupt hit
+            raise
+        print(f"plgraph {args.command}: {'terminated' if terminated.seen else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated.seen else 130
     except OSError as err:
         print(f"plgraph {args.command}: error: {err}", file=sys.stderr)
         return 2
+    finally:
+        sys.stdout = stdout
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 
 def _int_at_least(text: str, minimum: int, what: str) -> int:
@@ -22,3 +23,14 @@ def positive_int(text: str) -> int:
 def non_negative_int(text: str) -> int:
     """An integer >= 0."""
     return _int_at_least(text, 0, "non-negative")
+
+
+def finite_float(text: str) -> float:
+    """A finite number (``nan`` and ``inf`` are errors: no setting means them)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value

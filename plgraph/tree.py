@@ -15,6 +15,14 @@ from typing import Iterator
 NONE_LABEL = "-NONE-"
 
 
+def bracket_free(text: str) -> str:
+    """``text`` with ``(`` and ``)`` written as the treebank writes them, ``-LRB-`` and
+    ``-RRB-``, so that it can stand as a word or label of a bracketed tree."""
+    if "(" in text or ")" in text:
+        return text.replace("(", "-LRB-").replace(")", "-RRB-")
+    return text
+
+
 class Tree:
     """A node of a phrase-structure tree.
 
@@ -116,7 +124,9 @@ class Tree:
 
     # -- text ------------------------------------------------------------------------
     def to_string(self) -> str:
-        """Single-line PTB bracket string, e.g. ``(ROOT (S (NP (NNP Bob)) ...))``."""
+        """Single-line PTB bracket string, e.g. ``(ROOT (S (NP (NNP Bob)) ...))``; a round
+        bracket in a word or label is written ``-LRB-``/``-RRB-`` (:func:`bracket_free`),
+        so the string always reads back."""
         parts: list[str] = []
         stack: list = [self]
         while stack:
@@ -125,9 +135,9 @@ class Tree:
                 parts.append(node)
                 continue
             if node.word is not None:
-                parts.append(f"({node.label} {node.word})")
+                parts.append(f"({bracket_free(node.label)} {bracket_free(node.word)})")
                 continue
-            parts.append("(" + node.label)
+            parts.append("(" + bracket_free(node.label))
             stack.append(")")
             for child in reversed(node.children):
                 stack.append(child)

@@ -20,7 +20,7 @@ import json
 import sys
 import time
 
-from ..cliargs import positive_int
+from ..cliargs import finite_float, positive_int
 from ..dist.cli import add_dask_options, add_resume_option
 
 
@@ -274,8 +274,8 @@ def register(subparsers) -> None:
                    help="passes over the training data (default 8; with --resume: the total)")
     t.add_argument("--learner", default=None, choices=["adagrad", "pa", "perceptron"],
                    help="default: pa (averaged passive-aggressive)")
-    t.add_argument("--eta", type=float, help="AdaGrad learning rate")
-    t.add_argument("--C", type=float, help="AdaGrad regularisation constant / PA aggressiveness cap")
+    t.add_argument("--eta", type=finite_float, help="AdaGrad learning rate")
+    t.add_argument("--C", type=finite_float, help="AdaGrad regularisation constant / PA aggressiveness cap")
     t.add_argument("--reg", choices=["l1", "l2", "none"], help="AdaGrad regulariser")
     t.add_argument("--no-average", action="store_true", help="PA/perceptron: use the last weights, not the average")
     t.add_argument("--average", action="store_true", help="AdaGrad: average the iterates (our extension)")

@@ -40,7 +40,9 @@ def check_interrupt() -> None:
         raise KeyboardInterrupt
 
 
-def _is_interrupt(err: BaseException) -> bool:
+def caused_by_interrupt(err: BaseException) -> bool:
+    """Is ``err`` a ``KeyboardInterrupt``, or caused (directly or through its context) by
+    one -- e.g. the ``SystemError`` of a compiled kernel an interrupt hit?"""
     seen = 0
     while err is not None and seen < 20:
         if isinstance(err, KeyboardInterrupt):
@@ -57,7 +59,7 @@ def as_interrupt():
     try:
         yield
     except SystemError as err:
-        if _is_interrupt(err):
+        if caused_by_interrupt(err):
             raise KeyboardInterrupt from None
         raise
 

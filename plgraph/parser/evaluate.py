@@ -6,7 +6,8 @@ POS tagger's), then scores the output trees and graphs with :mod:`plgraph.eval`
 
 * evalb (COLLINS.prm, no MAX_ERROR stop) with a ``TOP`` root, all lengths and <= 40 words,
   and, labelled, the figure with the ``ROOT`` root counted as a bracket (design notes
-  ``1ec-parser.md`` §7.2: the seed's 88.26 does not say which it is);
+  ``1ec-parser.md`` §7.2: the seed's 88.26 does not say which it is; the seed's text
+  puts it on WSJ section 22, "an F-score of 88.26 on section 22");
 * the Johnson (2002) metric, normal and ``--null-only``, on the sentences of <= 40 words
   (the seed's P 64 / R 48, WSJ 22) and on all (the repository README's section-23 figures);
 * the graph scores (``shp-eval.py`` categories and the seed's unlabelled / labelled trace
@@ -20,8 +21,9 @@ POS tagger's), then scores the output trees and graphs with :mod:`plgraph.eval`
   :func:`plgraph.eval.ceiling.representation_ceiling`), so the gaps of the conversion,
   of the representation and label set, and of the model are separate.
 
-Published figures sit in :data:`SEED` (seed paper: WSJ 23, all lengths for evalb; traces
-and Johnson on WSJ 22 <= 40 words; repository README: WSJ 23 Johnson with predicted tags).
+Published figures sit in :data:`SEED` (seed paper: evalb on WSJ 22, lengths not stated;
+traces and Johnson on WSJ 22 <= 40 words; repository README: WSJ 23 Johnson with
+predicted tags).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from .parse import STATUSES, Parser
 
 #: published figures: (value, what and where)
 SEED = {
-    "evalb_f1": (88.26, "seed, evalb F1, WSJ 23"),
+    "evalb_f1": (88.26, "seed, evalb F1, WSJ 22"),
     "trace_p": (88.3, "seed, unlabelled trace edges P, WSJ 22"),
     "trace_r": (50.4, "seed, unlabelled trace edges R, WSJ 22"),
     "johnson_p": (64.0, "seed, Johnson P, WSJ 22 <= 40"),

@@ -10,18 +10,31 @@ Formats (``--in``):
 * ``text``: one tokenised sentence a line, tokens separated by white space (tagged by
   the model's POS tagger).
 
-Blank lines are skipped; ids of line formats are ``<file name>:<line>``.  A sentence
-that cannot be read (a ``tagged`` token without ``_``, a tree that does not parse) is
-left out and listed in :attr:`ParseInput.bad` as ``(where, reason)``; the run goes on.
-``"-"`` reads standard input.
+In the line formats only ``\n`` (or ``\r\n``) ends a line, so each non-blank line is one
+sentence; any other character Python counts as white space (``\x0b``, ``\x0c``,
+``\x1c``, ``\x85``, U+2028 ...) separates tokens within it.  Blank lines are skipped; ids
+are ``<file name>:<line>``.  A UTF-8 byte order mark at the start of a file is dropped.
+
+Words and tags are held in the treebank's form (:mod:`plgraph.ptb.escape`): ``(`` is
+read as ``-LRB-``, ``)`` as ``-RRB-``, ``{``/``}`` as ``-LCB-``/``-RCB-``, so that every
+parse can be written as a tree that reads back.
+
+A sentence that cannot be read or written is left out and listed in
+:attr:`ParseInput.bad` as ``(where, reason)``; the run goes on.  That is: a ``tagged``
+token without ``_``; a line with bytes that are not UTF-8 (the reason gives the byte
+offset); a word with a control character (NUL, ``\x1b`` ...); a tag that would not read
+back as itself (:func:`plgraph.ptb.escape.tag_problem`: ``-NONE-``, ``NN-1``, ``NN=2``
+...); a tree that does not parse.  ``"-"`` reads standard input.
 """
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from dataclasses import dataclass, field
 
 from ..errors import InputError
+from ..ptb.escape import escape_tag, escape_word, sentence_problem
 
 FORMATS = ("ptb", "tagged", "text")
 
@@ -35,17 +48,72 @@ class ParseInput:
     bad: list = field(default_factory=list)
 
 
-def _read_text(path) -> tuple[str, str]:
-    """``(text, name)`` of a file or of standard input (``-``)."""
+def _read_bytes(path) -> tuple[bytes, str]:
+    """``(content, name)`` of a file or of standard input (``-``)."""
     if str(path) == "-":
-        return sys.stdin.read(), "<stdin>"
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:          # a text stream put in place of stdin (notebooks, tests)
+            return sys.stdin.read().encode("utf-8", "surrogateescape"), "<stdin>"
+        return stream.read(), "<stdin>"
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as fh:
+        with open(path, "rb") as fh:
             return fh.read(), os.path.basename(str(path))
     except FileNotFoundError:
         raise InputError("no such file", source=str(path)) from None
     except IsADirectoryError:
         raise InputError("is a folder, not a file", source=str(path)) from None
+
+
+def _bom_length(data: bytes) -> int:
+    """How many bytes of ``data`` a leading UTF-8 byte order mark takes (0 or 3)."""
+    return len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+
+
+def _read_text(path) -> tuple[str, str]:
+    """``(text, name)`` of a file or of standard input (``-``): UTF-8 without a leading
+    byte order mark, undecodable bytes kept as surrogate escapes."""
+    data, name = _read_bytes(path)
+    return data[_bom_length(data):].decode("utf-8", "surrogateescape"), name
+
+
+def _line_sentence(line: str, fmt: str):
+    """``(words, tags or None)`` of a non-blank line, or the reason it cannot be read."""
+    tokens = line.split()
+    if fmt == "text":
+        words, tags = [escape_word(t) for t in tokens], None
+    else:
+        words, tags = [], []
+        for t in tokens:
+            w, sep, tag = t.rpartition("_")
+            if not sep or not w or not tag:
+                return f"token {t!r} is not word_TAG"
+            words.append(escape_word(w))
+            tags.append(escape_tag(tag))
+    return sentence_problem(words, tags) or (words, tags)
+
+
+def _read_lines(path, fmt: str) -> "ParseInput":
+    """A ``tagged`` or ``text`` input: one sentence per ``\n``-ended line."""
+    data, name = _read_bytes(path)
+    offset = _bom_length(data)
+    out = ParseInput([])
+    for k, raw in enumerate(data[offset:].split(b"\n"), start=1):
+        where = f"{name}:{k}"
+        start, offset = offset, offset + len(raw) + 1
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            out.bad.append((where, f"bytes that are not UTF-8: 0x{raw[err.start]:02x} at byte {start + err.start} "
+                                   f"of the file (byte {err.start + 1} of the line)"))
+            continue
+        if not line.strip():
+            continue
+        got = _line_sentence(line.removesuffix("\r"), fmt)
+        if isinstance(got, str):
+            out.bad.append((where, got))
+        else:
+            out.sentences.append((got[0], got[1], where))
+    return out
 
 
 def tree_words_tags(tree) -> tuple[list, list]:
@@ -58,46 +126,26 @@ def read_input(path, fmt: str) -> ParseInput:
     """Read ``path`` in format ``fmt`` (module docstring)."""
     if fmt not in FORMATS:
         raise InputError(f"unknown input format {fmt!r} (one of {', '.join(FORMATS)})", source=str(path))
-    if fmt == "ptb":
-        return _read_ptb(path)
-    text, name = _read_text(path)
-    out = ParseInput([])
-    for k, line in enumerate(text.splitlines(), start=1):
-        tokens = line.split()
-        if not tokens:
-            continue
-        sid = f"{name}:{k}"
-        if fmt == "text":
-            out.sentences.append((tokens, None, sid))
-            continue
-        words, tags, bad = [], [], None
-        for t in tokens:
-            w, sep, tag = t.rpartition("_")
-            if not sep or not w or not tag:
-                bad = f"token {t!r} is not word_TAG"
-                break
-            words.append(w)
-            tags.append(tag)
-        if bad:
-            out.bad.append((f"{name}:{k}", bad))
-        else:
-            out.sentences.append((words, tags, sid))
-    return out
+    return _read_ptb(path) if fmt == "ptb" else _read_lines(path, fmt)
 
 
 def _read_ptb(path) -> ParseInput:
+    """A ``ptb`` input, read in the reader's line-aware mode so that every skipped tree
+    is named ``<file name>:<line>``."""
     from ..ptb.reader import BadSentence, read_ptb_string
 
     text, name = _read_text(path)
     out = ParseInput([])
     stem = os.path.splitext(name)[0] if name != "<stdin>" else "stdin"
-    for item in read_ptb_string(text, source=str(path), stem=stem, on_error="skip"):
+    for item in read_ptb_string(text, source=str(path), stem=stem, on_error="skip", lines=True):
+        where = f"{name}:{item.line}"        # the line-aware mode sets every item's line
         if isinstance(item, BadSentence):
-            out.bad.append((f"{name}:{item.line}" if item.line else f"{name}, tree {item.index}", item.reason))
+            out.bad.append((where, item.reason))
             continue
         words, tags = tree_words_tags(item.tree)
-        if not words:
-            out.bad.append((f"{name}, sentence {item.id}", "no overt words"))
+        problem = sentence_problem(words, tags) if words else "no overt words"
+        if problem:
+            out.bad.append((where, f"sentence {item.id}: {problem}"))
             continue
         out.sentences.append((words, tags, item.id))
     return out

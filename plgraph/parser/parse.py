@@ -103,9 +103,8 @@ class Parser:
         from .model import ModelFileError, ParserModel
         from .pass2 import Pass2Config, Pass2Model
         from .pass3 import Pass3Config, Pass3Model, SpineInventory
-        from .tagger import FILE, PosTagger
 
-        m = ParserModel.load(model_dir)
+        m = ParserModel.load(model_dir, tagger=tagger)
         trained = set(m.folder.header.get("trained") or [])
         if not {"pass2", "pass3"} <= trained:
             raise ModelFileError(f"passes 2 and 3 are not both trained here (trained: {sorted(trained) or 'none'}); "
@@ -114,9 +113,7 @@ class Parser:
         inv = SpineInventory(m.pruners.spine.labels.items, m.vocab)
         model2, read2 = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
         model3, read3 = m.pass_model("pass3", Pass3Config, lambda c: Pass3Model(m.vocab, inv, c))
-        path = os.path.join(str(model_dir), FILE)
-        pos = PosTagger.load(path) if tagger and os.path.exists(path) else None
-        return cls(m, model2, read2, model3, read3, inv, pos, max_words=max_words, model_dir=str(model_dir))
+        return cls(m, model2, read2, model3, read3, inv, m.tagger, max_words=max_words, model_dir=str(model_dir))
 
     # -- one sentence -----------------------------------------------------------------------
     def tag(self, words) -> list[str]:
@@ -124,6 +121,12 @@ class Parser:
         if self.tagger is None:
             raise self._no_tagger()
         return self.tagger.tag(words)
+
+    def unknown_tags(self, tags) -> list[str]:
+        """The tags among ``tags`` that the model never saw in training, in order of
+        first appearance (the model parses them, as tags it knows nothing about)."""
+        known, unk = self.pruners.tags.index, self.pruners.tags.unk
+        return list(dict.fromkeys(t for t in tags if t not in known or t == unk))
 
     def _no_tagger(self) -> InputError:
         return InputError(f"the model in {self.model_dir} has no POS tagger (tagger.json): give the tags "
@@ -139,8 +142,13 @@ class Parser:
 
     def parse_result(self, words, tags=None, *, sid: str | None = None) -> ParseResult:
         """Parse one sentence into a :class:`ParseResult` (never raises on a sentence the
-        model cannot parse; raises :class:`InputError` on malformed input: no words, or
-        a number of tags other than of words)."""
+        model cannot parse; raises :class:`InputError` on malformed input: no words, an
+        empty word or one with white space, a number of tags other than of words, or a
+        word or tag that cannot stand in a tree that reads back --
+        :func:`plgraph.ptb.escape.sentence_problem`; words and tags are taken in the
+        treebank's form, ``-LRB-`` for ``(``, see :mod:`plgraph.ptb.escape`)."""
+        from ..ptb.escape import sentence_problem
+
         start = time.perf_counter()
         words = [str(w) for w in words]
         if not words:
@@ -150,6 +158,9 @@ class Parser:
         tags = self.tag(words) if tags is None else [str(t) for t in tags]
         if len(tags) != len(words):
             raise InputError(f"{len(words)} words but {len(tags)} tags", sentence=sid)
+        problem = sentence_problem(words, tags)
+        if problem:
+            raise InputError(problem, sentence=sid)
         if len(words) > self.max_words:
             return self._fallback(words, tags, sid, f"more than {self.max_words} words", start)
         graph, status, reason = self._cascade(words, tags, sid)
@@ -210,8 +221,9 @@ class Parser:
         yielding :class:`ParseResult` s in input order as they finish (so a caller can
         write them out as it goes).  A sentence with malformed input (say a word with
         white space) gives a fallback parse with the error as its ``reason`` (tags ``XX``
-        when its own do not fit), so every input sentence has an output.  Untagged input
-        and no tagger raise :class:`InputError` before anything is parsed."""
+        when its own do not fit or cannot be written), so every input sentence has an
+        output.  Untagged input and no tagger raise :class:`InputError` before anything
+        is parsed."""
         from .. import progress as P
 
         sentences = list(sentences)
@@ -225,7 +237,10 @@ class Parser:
             except (InputError, ValueError) as err:     # this sentence only: the run goes on
                 words = [str(w) for w in words] or ["_"]
                 tags = [str(t) for t in tags] if tags is not None and len(tags) == len(words) else ["XX"] * len(words)
-                return self._fallback(words, tags, sid, f"bad input: {err}", time.perf_counter())
+                try:
+                    return self._fallback(words, tags, sid, f"bad input: {err}", time.perf_counter())
+                except (InputError, ValueError):        # its tags give no tree (say -NONE-)
+                    return self._fallback(words, ["XX"] * len(words), sid, f"bad input: {err}", time.perf_counter())
 
         with P.bar(len(sentences), desc, progress) as bar:
             if jobs > 1 and len(sentences) > 1:

@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from ..cliargs import positive_int
+from ..cliargs import finite_float, positive_int
 from ..dist.cli import (add_dask_options, add_resume_option, client_for, dask_state_dir, dask_summary,
                         run_corpus_chunks, write_output)
 
@@ -47,13 +47,20 @@ def _render(result, to: str, root: str) -> str:
     return _tree_text(result, root) + "\n"
 
 
-def _report(results, bad, seconds: float, prog: str) -> None:
+def _report(results, bad, seconds: float, prog: str, unknown=None) -> None:
+    """The run's summary on standard error: counts by status (and of the unreadable
+    sentences skipped), every sentence not parsed by pass 3, every skipped one with
+    where it is, and the tags the model does not know (``unknown``: ``{tag: tokens}``)."""
     from .evaluate import status_counts
 
     n = len(results)
     counts = status_counts(results)
     print(f"{prog}: {n} sentences in {seconds:.1f} s ({n / max(seconds, 1e-9):.2f} sentences/s); "
-          + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr)
+          + ", ".join(f"{k} {v}" for k, v in counts.items()) + (f"; skipped {len(bad)} unreadable" if bad else ""),
+          file=sys.stderr)
+    if unknown:
+        print(f"{prog}: warning: {sum(unknown.values())} tokens have tags the model never saw in training, "
+              "parsed as unknown tags: " + ", ".join(f"{t} ({k})" for t, k in unknown.items()), file=sys.stderr)
     for r in results:
         if r.failed:
             print(f"{prog}: fallback parse for {r.id}: {r.reason}", file=sys.stderr)
@@ -68,6 +75,7 @@ def cmd_parse(args) -> int:
     checked writable, before the first sentence is parsed."""
     from ..atomic import atomic_text, check_writable
     from ..errors import InputError
+    from ..learn.interrupts import check_interrupt, deferred_interrupts
     from .inputs import ParseInput, read_input
 
     prog = "plgraph parse"
@@ -86,16 +94,19 @@ def cmd_parse(args) -> int:
         raise InputError("no sentence could be read", source=", ".join(args.input))
     parser = _load_parser(args)
     items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
+    unknown = _unknown_tags(parser, items)
     if args.dask is not None:
-        return _parse_on_dask(args, parser, items, data.bad, prog, state)
+        return _parse_on_dask(args, parser, items, data.bad, prog, state, unknown)
     results, chunks = [], []
     start = time.perf_counter()
     try:
-        for r in parser.parse_many(items, jobs=args.jobs, progress=_progress(args)):
-            results.append(r)
-            chunks.append(_render(r, args.to, args.root))
-            if not args.out:
-                sys.stdout.write(chunks[-1])
+        with deferred_interrupts():     # Ctrl-C stops between sentences, never inside a kernel
+            for r in parser.parse_many(items, jobs=args.jobs, progress=_progress(args)):
+                results.append(r)
+                chunks.append(_render(r, args.to, args.root))
+                if not args.out:
+                    sys.stdout.write(chunks[-1])
+                check_interrupt()
     except KeyboardInterrupt:
         if args.out and chunks:
             atomic_text(args.out + ".partial", "".join(chunks))
@@ -104,11 +115,20 @@ def cmd_parse(args) -> int:
     seconds = time.perf_counter() - start
     if args.out:
         atomic_text(args.out, "".join(chunks))
-    _report(results, data.bad, seconds, prog)
+    _report(results, data.bad, seconds, prog, unknown)
     return 0
 
 
-def _parse_on_dask(args, parser, items, bad, prog, state) -> int:
+def _unknown_tags(parser, items) -> dict:
+    """``{tag: tokens}`` of the given tags (``items``' tags; None = predicted) that the
+    model never saw in training, in order of first appearance."""
+    from collections import Counter
+
+    counts = Counter(t for _, tags, _ in items if tags is not None for t in tags)
+    return {t: counts[t] for t in parser.unknown_tags(counts)}
+
+
+def _parse_on_dask(args, parser, items, bad, prog, state, unknown=None) -> int:
     """``parse --dask``: chunks of sentences parsed on the cluster (:mod:`plgraph.parser.parse_jobs`),
     the output assembled in input order -- byte for byte the serial run's -- and written
     atomically; finished chunks wait in ``OUT.chunks`` for ``--resume`` until then."""
@@ -124,7 +144,7 @@ def _parse_on_dask(args, parser, items, bad, prog, state) -> int:
     write_output(args.out, "".join(r["text"] for r in records), state)
     results = [Reported(r["id"], r["status"], r["reason"]) for r in records]
     dask_summary("parse", run)
-    _report(results, bad, run.seconds, prog)
+    _report(results, bad, run.seconds, prog, unknown)
     return 0
 
 
@@ -189,13 +209,15 @@ class _EvaluateOnDask:
 
 def cmd_tagger(args) -> int:
     """(Re)train the model folder's POS tagger on the train split (``--limit``: as the
-    folder was trained)."""
+    folder was trained).  Every other file of the model is checked first
+    (:meth:`~plgraph.parser.model.ParserModel.load`); ``tagger.json`` is replaced, so a
+    damaged one does not stop it."""
     from .. import corpus
     from ..lock import folder_lock
     from .cli import train_tagger
-    from .model import ParserFolder
+    from .model import ParserModel
 
-    folder = ParserFolder.open(args.model_dir)
+    folder = ParserModel.load(args.model_dir, tagger=False).folder
     with folder_lock(args.model_dir, "parser model folder"):
         graphs = [s.graph for s in corpus("train", args.ptb, progress=_progress(args))]
         limit = folder.header.get("limit")
@@ -211,9 +233,9 @@ def cmd_tagger(args) -> int:
 
 
 def _decode_options(p) -> None:
-    p.add_argument("--trace-bias", type=float, default=None, metavar="B",
+    p.add_argument("--trace-bias", type=finite_float, default=None, metavar="B",
                    help="pass 3's trace threshold, added to every trace edge's score (default: the model's)")
-    p.add_argument("--trace-prob", type=float, default=None, metavar="P",
+    p.add_argument("--trace-prob", type=finite_float, default=None, metavar="P",
                    help="pass 3 considers a trace only if the trace classifier gave it at least this "
                         "probability (default: the model's; 0 = as the reference)")
 
@@ -232,11 +254,15 @@ def decode_overrides(args) -> dict:
 
 def _load_parser(args):
     """The model folder's :class:`~plgraph.parser.parse.Parser`, with pass 3's decode
-    settings of the command line (checked before the model is read)."""
+    settings of the command line (checked before the model is read).  Ctrl-C while it
+    loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled kernel or
+    a destructor would come out as a ``SystemError`` or be lost)."""
+    from ..learn.interrupts import deferred_interrupts
     from .parse import Parser
 
     over = decode_overrides(args)
-    parser = Parser.load(args.model_dir, max_words=args.max_words)
+    with deferred_interrupts():
+        parser = Parser.load(args.model_dir, max_words=args.max_words)
     return parser.with_config3(**over) if over else parser
 
 

@@ -34,6 +34,7 @@ can build).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,6 +118,10 @@ class Pass3Config:
     trace_precision: float = 70.0
 
     def __post_init__(self):
+        if self.trace_bias is not None and not math.isfinite(self.trace_bias):
+            from ..errors import InputError
+
+            raise InputError(f"Pass3Config.trace_bias {self.trace_bias}: expected a finite number")
         check_trace_prob(self.trace_prob, "Pass3Config.trace_prob")
         _check_range(self.trace_precision, 100.0, "Pass3Config.trace_precision", "a percentage")
 

@@ -5,7 +5,7 @@ import json
 import sys
 import time
 
-from ..cliargs import positive_int
+from ..cliargs import finite_float, positive_int
 
 
 def _progress(args):
@@ -113,7 +113,7 @@ def register(sub) -> None:
     t.add_argument("--seed", dest="seed", type=int, default=None)
     for name in ("spine_eta", "spine_C", "trace_eta", "trace_C", "arc_eta", "arc_C", "arc_recall", "spine_recall",
                  "trace_prob", "trace_rank"):
-        t.add_argument("--" + name.replace("_", "-"), dest=name, type=float, default=None)
+        t.add_argument("--" + name.replace("_", "-"), dest=name, type=finite_float, default=None)
     t.set_defaults(func=_train)
     s = ps.add_parser("stats", help="kept fraction against gold recall for each pruner")
     s.add_argument("--model-dir", required=True, metavar="M")

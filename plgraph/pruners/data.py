@@ -47,6 +47,12 @@ class WordNormaliser:
     min_count: int = 100
     frequent: set = field(default_factory=set)
     suffixes: set = field(default_factory=set)
+    #: length of the longest frequent suffix: only that many trailing characters of a word
+    #: are looked at, so normalising takes time linear in the word's length
+    longest: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        self.longest = max(map(len, self.suffixes), default=0)
 
     @classmethod
     def fit(cls, words, min_count: int | None = None) -> "WordNormaliser":
@@ -65,7 +71,7 @@ class WordNormaliser:
         w = shape(word)
         if w in self.frequent:
             return w
-        for k in range(1, len(w)):
+        for k in range(max(1, len(w) - self.longest), len(w)):
             if w[k:] in self.suffixes:
                 return "_" + w[k:]
         return "_UNK"
