@@ -4,7 +4,6 @@ non-finite settings, signals, closed pipes and full disks.  Every input is made 
 model is the shared quick one (:func:`plgraph.parser.shared_model.notebook_parser`)."""
 from __future__ import annotations
 
-import os
 import random
 import re
 import signal
