@@ -1,16 +1,12 @@
 import os
-import signal
 import sys
 
-# Ctrl-C while the command modules load waits for them (an import cut short can leave
-# numba's state broken: a crash at exit); then the command's own handling takes over.
-_held: list = []
-_previous = signal.signal(signal.SIGINT, lambda *_: _held.append(True))
+from .signals import held_interrupts
+
 try:
-    from .cli import main
-finally:
-    signal.signal(signal.SIGINT, _previous)
-if _held:
+    with held_interrupts():     # an import of numba cut short can crash the interpreter at exit
+        from .cli import main
+except KeyboardInterrupt:
     sys.stderr.write("plgraph: interrupted\n")
     sys.exit(130)
 

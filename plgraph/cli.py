@@ -22,12 +22,12 @@ import argparse
 import os
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
                        file_items, run_corpus_chunks, write_output)
 from .errors import OutputError, PlgraphError
+from .signals import TerminationAsInterrupt, held_interrupts
 
 
 def _add_representation_flags(p: argparse.ArgumentParser) -> None:
@@ -379,29 +379,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-@contextmanager
-def _held_interrupts():
-    """Hold Ctrl-C back while the block runs and raise ``KeyboardInterrupt`` at its end
-    if one came: for start-up, where an import cut short can leave numba's or a C
-    library's state broken (a crash at exit), and a stream half reconfigured can lose
-    ``sys.stderr``.  Python runs signal handlers in the main thread, whichever thread the
-    OS delivered the signal to; elsewhere the block changes nothing."""
-    import signal
-    import threading
-
-    got: list = []
-    guard = threading.current_thread() is threading.main_thread()
-    if guard:
-        previous = signal.signal(signal.SIGINT, lambda *_: got.append(True))
-    try:
-        yield
-    finally:
-        if guard:
-            signal.signal(signal.SIGINT, previous)
-    if got:
-        raise KeyboardInterrupt
-
-
 def _tolerant_streams() -> None:
     """Let messages that quote undecodable input (surrogate escapes) or characters the
     terminal's encoding lacks print as escapes instead of dying with UnicodeEncodeError."""
@@ -454,48 +431,12 @@ def _silence_stdout() -> None:
         pass
 
 
-class _Terminated:
-    """While a command runs, SIGTERM is handled as Ctrl-C (the command's own SIGINT
-    handling runs: partial output is written, training stops at a safe point), and
-    :attr:`seen` records it so that the exit status is 143 instead of 130.  Only the main
-    thread can install signal handlers; elsewhere this changes nothing."""
-
-    def __init__(self):
-        self.seen = False
-        self._previous = None
-
-    def _handler(self, signum, frame):
-        import signal
-
-        self.seen = True
-        handler = signal.getsignal(signal.SIGINT)
-        if callable(handler):
-            handler(signal.SIGINT, frame)
-        else:
-            raise KeyboardInterrupt
-
-    def __enter__(self):
-        import signal
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGTERM, self._handler)
-        return self
-
-    def __exit__(self, *exc):
-        import signal
-
-        if self._previous is not None:
-            signal.signal(signal.SIGTERM, self._previous)
-        return False
-
-
 def main(argv=None) -> int:
     """Run a command; its exit status: 0 done, 2 an error (named on standard error), 130
     interrupted (Ctrl-C), 143 terminated (SIGTERM), 141 standard output closed (a pipe's
     reader stopped: nothing more is written, nothing is printed, as Unix tools do)."""
     try:
-        with _held_interrupts():         # start-up: imports every command module
+        with held_interrupts():          # start-up: imports every command module
             _tolerant_streams()
             parser = build_parser()
         args = parser.parse_args(argv)
@@ -503,7 +444,7 @@ def main(argv=None) -> int:
         print("plgraph: interrupted", file=sys.stderr)
         return 130
     stdout, sys.stdout = sys.stdout, _StandardOutput(sys.stdout)
-    terminated = _Terminated()
+    terminated = TerminationAsInterrupt()
     try:
         with terminated:
             status = args.func(args)

@@ -69,13 +69,6 @@ def _bom_length(data: bytes) -> int:
     return len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
 
 
-def _read_text(path) -> tuple[str, str]:
-    """``(text, name)`` of a file or of standard input (``-``): UTF-8 without a leading
-    byte order mark, undecodable bytes kept as surrogate escapes."""
-    data, name = _read_bytes(path)
-    return data[_bom_length(data):].decode("utf-8", "surrogateescape"), name
-
-
 def _line_sentence(line: str, fmt: str):
     """``(words, tags or None)`` of a non-blank line, or the reason it cannot be read."""
     tokens = line.split()
@@ -134,7 +127,8 @@ def _read_ptb(path) -> ParseInput:
     is named ``<file name>:<line>``."""
     from ..ptb.reader import BadSentence, read_ptb_string
 
-    text, name = _read_text(path)
+    data, name = _read_bytes(path)
+    text = data.decode("utf-8", "surrogateescape")       # the reader drops a BOM and reports undecodable bytes
     out = ParseInput([])
     stem = os.path.splitext(name)[0] if name != "<stdin>" else "stdin"
     for item in read_ptb_string(text, source=str(path), stem=stem, on_error="skip", lines=True):

@@ -65,6 +65,17 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def undecodable(text: str) -> str | None:
+    """The first undecodable byte in ``text`` as ``0xe9`` (a surrogate escape, as
+    ``errors="surrogateescape"`` decoding leaves it; any other lone surrogate as
+    ``U+D800``), or ``None`` when there is none."""
+    m = _SURROGATE.search(text)
+    if m is None:
+        return None
+    code = ord(m.group())
+    return f"0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+
+
 def sentence_problem(words, tags=None) -> str | None:
     """Why a sentence (words and tags in the treebank's form) cannot be parsed into a
     tree that reads back, or ``None``: a word or tag with a control character or an
@@ -75,11 +86,9 @@ def sentence_problem(words, tags=None) -> str | None:
             m = _CONTROL.search(token)
             if m:
                 return f"{kind} {i} contains the control character U+{ord(m.group()):04X}"
-            m = _SURROGATE.search(token)
-            if m:
-                code = ord(m.group())
-                what = f"0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
-                return f"{kind} {i} holds bytes that are not UTF-8 ({what})"
+            byte = undecodable(token)
+            if byte:
+                return f"{kind} {i} holds bytes that are not UTF-8 ({byte})"
     for i, tag in enumerate(tags or (), start=1):
         problem = tag_problem(tag)
         if problem:
@@ -87,4 +96,5 @@ def sentence_problem(words, tags=None) -> str | None:
     return None
 
 
-__all__ = ["WORD_ESCAPES", "TAG_ESCAPES", "escape_word", "escape_tag", "tag_problem", "sentence_problem"]
+__all__ = ["WORD_ESCAPES", "TAG_ESCAPES", "escape_word", "escape_tag", "tag_problem", "sentence_problem",
+           "undecodable"]

@@ -22,6 +22,7 @@ from typing import Iterator
 from ..errors import PTBFormatError
 from ..tree import Tree
 from .clean import homogenise, ptb_cleaning
+from .escape import undecodable
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 BOM = "\ufeff"
@@ -346,9 +347,9 @@ def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) ->
 def _first_undecodable(tree: Tree) -> str | None:
     for node in tree.subtrees():
         for text in (node.label, node.word or ""):
-            for ch in text:
-                if "\udc80" <= ch <= "\udcff":
-                    return f"0x{ord(ch) - 0xDC00:02x} in {text.encode('utf-8', 'surrogateescape')!r}"
+            byte = undecodable(text)
+            if byte:
+                return f"{byte} in {text.encode('utf-8', 'surrogateescape')!r}"
     return None
 
 
@@ -362,8 +363,6 @@ def read_ptb(path, *, clean: bool = True, on_error: str = "raise", stem: str | N
     path = os.fspath(path)
     with open(path, "rb") as handle:
         data = handle.read()
-    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark is not text of the first tree
-        data = data[3:]
     try:
         text = data.decode("utf-8")
         undecodable = False
