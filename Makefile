@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser figures bench bench-cascade bench-dist parser-model check-full check-evalb screenshots notebooks lab clean
+.PHONY: help install demo test test-browser docs figures bench bench-cascade bench-dist parser-model check-full check-evalb screenshots notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -15,10 +15,10 @@ help: ## list the targets
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[notebooks,test,dist]'
+	$(PY) -m pip install --quiet -e '.[notebooks,test,dist,docs]'
 	@touch $(STAMP)
 
-install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test and dist (Dask) extras
+install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test, dist (Dask) and docs extras
 
 demo: $(STAMP) ## read the PTB sample, convert and classify every tree, print the coverage tables, write figures/
 	$(PY) -m plgraph coverage --json figures/coverage.json --figures figures
@@ -31,10 +31,14 @@ test-browser: $(STAMP) ## drive the arc explorer in headless Chromium (installs 
 	$(PY) -m pip install --quiet -e '.[notebooks,test,dist,ui]'
 	PLGRAPH_QUICK=1 $(PY) -m pytest tests/test_browser.py -m browser -q -p no:cacheprovider
 
-figures: $(STAMP) ## regenerate everything in figures/ (the learning curve trains its 25%/50% models once, ~1 h)
-	MPLBACKEND=Agg $(PY) -m plgraph figures --out figures
+docs: $(STAMP) ## build the documentation site into site/ (warnings are errors)
+	@$(PY) -c 'import mkdocs, material, mkdocstrings_handlers.python, mkdocs_jupyter' 2>/dev/null || $(PY) -m pip install --quiet -e '.[notebooks,test,dist,docs]'
+	PLGRAPH_QUICK=1 MPLBACKEND=module://matplotlib_inline.backend_inline NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
-bench: $(STAMP) ## run the benchmarks (results are recorded in bench/RESULTS.md)
+figures: $(STAMP) ## regenerate figures/ from the models there are (says which are missing; TRAIN=1 trains them, ~20-36 min each)
+	MPLBACKEND=Agg $(PY) -m plgraph figures --out figures $(if $(TRAIN),--train-missing)
+
+bench: $(STAMP) ## run the benchmarks (current figures and their commands: docs/results.md)
 	$(PY) bench/bench_coverage.py
 	$(PY) bench/bench_rules.py
 	$(PY) bench/bench_viz.py

@@ -35,10 +35,10 @@ def main() -> int:
 
     import plgraph
     from plgraph.encoding import encode_graph, encode_tokens
-    from plgraph.parser import pass3 as P3
-    from plgraph.parser.cascade import Prepared3, evaluate_pass3
+    from plgraph.parser.scoring import pass3 as P3
+    from plgraph.parser.training.cascade import Prepared3, evaluate_pass3
     from plgraph.parser.model import ParserModel
-    from plgraph.parser.pass2 import Pass2Config, Pass2Model, prepare
+    from plgraph.parser.scoring.pass2 import Pass2Config, Pass2Model, pass2_pruning, pass2_sentence
 
     m = ParserModel.load(args.model_dir)
     vocab, rules, pr = m.vocab, m.rules, m.pruners
@@ -58,13 +58,13 @@ def main() -> int:
         tokens = encode_tokens([encode_graph(g)], pr.normaliser, pr.tags)
         pruned = pr.prune(g)
         marks.append(time.perf_counter())
-        s2 = prepare(g, pruned, vocab, types, 0, gold=True, protect_gold=False)
-        out2 = P3.pass2_pruning(model2, s2, tokens, read2, rules)
+        s2 = pass2_sentence(g, pruned, vocab, types, 0, gold=True, protect_gold=False)
+        out2 = pass2_pruning(model2, s2, tokens, read2, rules)
         marks.append(time.perf_counter())
-        s3 = P3.prepare(g, s2, out2, pruned, inv, vocab, labels, cfg3, gold=True, protect_gold=False)
+        s3 = P3.pass3_sentence(g, s2, out2, pruned, inv, vocab, labels, cfg3, gold=True, protect_gold=False)
         d = model3.decode(s3, tokens, read3, rules)
         if not d.result.parsed:          # no parse: once more under relaxed pruning
-            s3 = P3.prepare(g, s2, out2, pruned, inv, vocab, labels, P3.relaxed(cfg3), gold=True, protect_gold=False)
+            s3 = P3.pass3_sentence(g, s2, out2, pruned, inv, vocab, labels, P3.relaxed(cfg3), gold=True, protect_gold=False)
             d = model3.decode(s3, tokens, read3, rules)
         marks.append(time.perf_counter())
         if times is not None:

@@ -2,7 +2,7 @@
 run measured in the same run as the peer.
 
 1. ``parse``: the first ``--parse-limit`` test sentences (gold tags) through
-   :func:`plgraph.parser.parse_jobs.parse_chunk` (what ``parse --dask`` runs) on a
+   :func:`plgraph.parser.parsing.jobs.parse_chunk` (what ``parse --dask`` runs) on a
    ``LocalCluster`` of 1 and of 2 worker processes (one core each), chunks of
    ``--chunk-size``; peer: ``Parser.parse_many`` in this process on one core.  Workers load
    the model before the clock starts (their load time is printed apart).
@@ -69,7 +69,7 @@ class _NoDecode:
 
 
 def _warm_parser(spec, first):
-    from plgraph.parser.parse_jobs import parse_chunk
+    from plgraph.parser.parsing.jobs import parse_chunk
 
     start = time.perf_counter()
     parse_chunk(spec, [first])
@@ -87,8 +87,8 @@ def _warm_dep(spec, first):
 def bench_parse(args, rows, facts):
     import plgraph
     from plgraph.dist.chunks import cut, run_chunks
-    from plgraph.parser.parse import Parser
-    from plgraph.parser.parse_jobs import parse_chunk, parse_spec
+    from plgraph.parser.parsing.parser import Parser
+    from plgraph.parser.parsing.jobs import parse_chunk, parse_spec
 
     sents = plgraph.corpus("test").sentences()[:args.parse_limit]
     items = [[list(s.graph.words), list(s.graph.tags), s.id] for s in sents]

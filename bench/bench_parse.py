@@ -1,7 +1,7 @@
 """Benchmark: ``plgraph parse`` over the test split (issue "Parsing with traces end to end").
 
 Parses every test sentence (gold tags; the tree with null elements and co-indices
-included) with :meth:`plgraph.parser.parse.Parser.parse_many` -- what ``python -m plgraph
+included) with :meth:`plgraph.parser.parsing.parser.Parser.parse_many` -- what ``python -m plgraph
 parse --jobs N`` runs -- pinned to one core with one job, then to two cores with two jobs,
 after a warm-up sentence (numba's caches).  Prints sentences/s and seconds per sentence,
 for all sentences and for those of at most 40 words, beside the seed's published 4.3 s a
@@ -27,7 +27,7 @@ def main() -> int:
     args = ap.parse_args()
 
     import plgraph
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.parser import Parser
 
     start = time.perf_counter()
     parser = Parser.load(args.model_dir)

@@ -34,8 +34,8 @@ NEG = -np.inf
 def pass2_tables(pr, enc, dep, k, sd, p1b, ratio):
     """Pass-2 chart tables of dev sentence ``k`` from the coarse models (module docstring)."""
     from plgraph.encoding import dep_to_chart_table
-    from plgraph.parser.tables import dense_tables
-    from plgraph.pruners.pipeline import keep_threshold, trace_keep, _softmax
+    from plgraph.parser.chart.tables import dense_tables
+    from plgraph.pruners.model import keep_threshold, trace_keep, _softmax
 
     n = len(sd.words)
     N = n + 1
@@ -62,13 +62,14 @@ def main() -> int:
     parser.add_argument("--cube", type=int, default=500)
     args = parser.parse_args()
     import plgraph
-    from plgraph.parser import _chart as K
-    from plgraph.parser.pass1b import chart_arc_scores, run_pass1b
-    from plgraph.parser.tables import arc_score_tables
+    from plgraph.parser.chart import _kernel as K
+    from plgraph.parser.chart.pass1b import chart_arc_scores, run_pass1b
+    from plgraph.parser.chart.tables import arc_score_tables
     from plgraph.pruners._chart import span_max_marginals
     from plgraph.pruners.classifiers import encode
     from plgraph.pruners.data import sentence_data
-    from plgraph.pruners.pipeline import Pruners, notebook_models
+    from plgraph.pruners.model import Pruners
+    from plgraph.pruners.notebook import notebook_models
     from plgraph.rules import count_rules, full_tables
 
     pr = Pruners.load(args.pruners) if args.pruners else notebook_models(quick=False)

@@ -28,7 +28,9 @@ def main() -> int:
     args = parser.parse_args()
     import plgraph
     from plgraph.pruners.data import sentence_data
-    from plgraph.pruners.pipeline import Pruners, notebook_models, train_pruners
+    from plgraph.pruners.model import Pruners
+    from plgraph.pruners.notebook import notebook_models
+    from plgraph.pruners.training import train_pruners
 
     train_seconds = None
     if args.train:

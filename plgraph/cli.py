@@ -318,18 +318,20 @@ COMMAND_MODULES: list[str] = [
     "plgraph.lm.cli",
     "plgraph.dep.cli",
     "plgraph.eval.cli",
-    "plgraph.parser.cli",
-    "plgraph.parser.parse_cli",
+    "plgraph.parser.cli.train",
+    "plgraph.parser.cli.parse",
 ]
 
 
 def cmd_figures(args) -> int:
+    """``figures``: :func:`plgraph.figures.regenerate`."""
+    import os
+
     from . import figures
 
-    argv = ["--out", args.out] + (["--ptb", args.ptb] if args.ptb else [])
-    for name in args.only or []:
-        argv += ["--only", name]
-    return figures.main(argv)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    figures.regenerate(args.out, args.only, args.ptb, train_missing=args.train_missing)
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -359,6 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="figures", help="output folder (default: figures)")
     p.add_argument("--only", action="append", help="regenerate only this figure (repeatable)")
     p.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
+    p.add_argument("--train-missing", action="store_true",
+                   help="train the models a figure lacks (the learning curve's: ~20-36 min each on 2 cores) instead "
+                        "of skipping that figure")
     p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser("convert", help="convert a file (or a folder of .mrg files) between PTB brackets and SHP")

@@ -34,3 +34,11 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
     return value
+
+
+def progress_of(args) -> bool:
+    """Whether a command shows progress bars: its ``--progress`` / ``--no-progress``, else
+    when standard error is a terminal (:func:`plgraph.progress.shown`)."""
+    from .progress import shown
+
+    return shown(getattr(args, "progress", None))

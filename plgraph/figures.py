@@ -3,7 +3,11 @@ the plots of the notebooks.
 
 Each entry of :data:`FIGURES` computes its data from the corpus and writes its
 files; the notebooks call the same plotting functions.  Output is deterministic
-(no dates or version strings in PNG/SVG metadata, fixed SVG hash salt).
+(no dates or version strings in PNG/SVG metadata, fixed SVG hash salt:
+:func:`plgraph.plotting.save_figure`).  A figure drawn from trained models (the learning
+curve) is redrawn from the models there are; when some are missing it is skipped with a
+note of what to train and how long it takes, unless ``--train-missing`` asks to train them
+(:func:`regenerate`).
 
 The plots of notebooks 06 (language models) and 07 (dependency parsing) live here too
 (``plot_lm_*``, ``plot_dep_*``), with the conventions every plot here follows: each bar
@@ -21,21 +25,12 @@ import sys
 from pathlib import Path
 
 from . import paper
-from .atomic import atomic_text, atomic_write_with
+from .atomic import atomic_text
+from .plotting import (COLOURS, label_bars, legend_below, nice_log_ticks, plain_log_axis, save_figure,  # noqa: F401
+                       save_png)
 
-_SAVE = {"png": {"metadata": {"Software": None}, "dpi": 120}, "svg": {"metadata": {"Date": None}}}
-
-
-def _save(fig, base: Path) -> list[Path]:
-    import matplotlib
-
-    matplotlib.rcParams["svg.hashsalt"] = "plgraph"
-    out = []
-    for ext, kwargs in _SAVE.items():
-        path = base.with_suffix("." + ext)
-        atomic_write_with(path, lambda tmp: fig.savefig(tmp, format=ext, bbox_inches="tight", **kwargs))
-        out.append(path)
-    return out
+# the shared low-level helpers (saving, log axes, legends, bar labels) are plgraph.plotting's;
+# nice_log_ticks and plain_log_axis stay importable from here for the notebooks and tests
 
 
 def plot_coverage_steps(result, ax=None):
@@ -164,10 +159,10 @@ def write_coverage_figures(result, outdir) -> list[Path]:
     result.write_json(out / "coverage.json")
     written.append(out / "coverage.json")
     fig = plot_coverage_steps(result)
-    written += _save(fig, out / "coverage_steps")
+    written += save_figure(fig, out / "coverage_steps")
     plt.close(fig)
     fig = plot_structure_types(result)
-    written += _save(fig, out / "structure_types")
+    written += save_figure(fig, out / "structure_types")
     plt.close(fig)
     return written
 
@@ -223,7 +218,7 @@ def _rules(outdir, ptb=None) -> list[Path]:
     atomic_text(out / "rule_usage.csv", usage.table(tables).to_csv(index=False, float_format="%.3f"))
     written.append(out / "rule_usage.csv")
     fig = plot_rule_usage(usage)
-    written += _save(fig, out / "rule_usage")
+    written += save_figure(fig, out / "rule_usage")
     plt.close(fig)
     return written
 
@@ -268,86 +263,10 @@ def _examples(outdir, ptb=None) -> list[Path]:
         atomic_text(base.with_suffix(".svg"), render_svg(s.graph))
         written.append(base.with_suffix(".svg"))
         fig = render_figure(s.graph)
-        atomic_write_with(base.with_suffix(".png"),
-                          lambda tmp: fig.savefig(tmp, format="png", dpi=110, metadata={"Software": None}))
+        save_png(fig, base.with_suffix(".png"), dpi=110)
         plt.close(fig)
         written.append(base.with_suffix(".png"))
     return written
-
-
-# -- helpers shared by the notebook plots ---------------------------------------------------
-def nice_log_ticks(lo: float, hi: float, min_ticks: int = 3) -> list[float]:
-    """Round values (1-2-5, then 1-2-3-5, then every digit, times a power of ten) inside
-    ``[lo, hi]`` for a log axis: the sparsest such series with at least ``min_ticks``
-    values.  Falls back to ``[lo, hi]`` when even every digit gives fewer."""
-    import math
-
-    if not (lo > 0 and hi >= lo):
-        raise ValueError(f"a log axis needs 0 < lo <= hi, got {lo}, {hi}")
-    k_lo, k_hi = math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1
-    eps = 1e-9 * hi
-    for mantissas in ((1, 2, 5), (1, 2, 3, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9)):
-        ticks = [round(m * 10.0 ** k, 12) for k in range(k_lo, k_hi + 1) for m in mantissas]
-        ticks = [t for t in ticks if lo - eps <= t <= hi + eps]
-        if len(ticks) >= min_ticks:
-            return ticks
-    return [lo, hi]
-
-
-def _plain(v: float) -> str:
-    return f"{v:g}" if 1e-4 <= abs(v) < 1e6 else f"{v:.0e}"
-
-
-def plain_log_axis(ax, which: str = "y", values=None, suffix: str = "") -> None:
-    """Label a log axis with plain numbers (``suffix`` appended, e.g. ``"%"``): ticks at
-    ``values`` if given (e.g. the ranks measured), else at :func:`nice_log_ticks` of the
-    axis's current limits; no minor tick labels."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
-
-    axis = ax.yaxis if which == "y" else ax.xaxis
-    if values is None:
-        lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
-        values = nice_log_ticks(min(lo, hi), max(lo, hi))
-    axis.set_major_locator(FixedLocator(list(values)))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: _plain(v) + suffix))
-    axis.set_minor_locator(NullLocator())
-    axis.set_minor_formatter(NullFormatter())
-
-
-def _legend_below(fig, colours: dict, styles: dict | None = None, handles=None) -> None:
-    """One legend below the panels, outside the data: a colour entry per model and a line
-    style entry per score (UAS solid, LAS dashed), so that k models need k + 2 entries,
-    not 2k.  ``handles`` instead gives the entries directly.  Uses the "outside" placement
-    of a constrained-layout figure (the figures made here), else the figure's bottom edge."""
-    import math
-
-    from matplotlib.lines import Line2D
-
-    if handles is None:
-        handles = [Line2D([], [], color=c, marker="o", ms=3, lw=1.5, label=name) for name, c in colours.items()]
-        handles += [Line2D([], [], color="#444444", ls=ls, marker=m, ms=3, lw=1.5, label=score)
-                    for score, (ls, m) in (styles or {}).items()]
-    ncol = len(handles) if len(handles) <= 6 else math.ceil(len(handles) / 2)
-    outside = type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
-    fig.legend(handles=handles, loc="outside lower center" if outside else "lower center", ncol=ncol,
-               fontsize=8, frameon=False)
-
-
-def _label_bars(ax, bars, values, fmt="{:.1f}", colour="#1f1f1f", fontsize=7) -> None:
-    """Value labels: above a positive bar, below a negative one."""
-    lo, hi = ax.get_ylim()
-    pad = 0.01 * (hi - lo)
-    for b, v in zip(bars, values):
-        if v is None or v != v:  # None or NaN
-            continue
-        x = b.get_x() + b.get_width() / 2
-        if v >= 0:
-            ax.text(x, v + pad, fmt.format(v), ha="center", va="bottom", fontsize=fontsize, color=colour)
-        else:
-            ax.text(x, v - pad, fmt.format(v), ha="center", va="top", fontsize=fontsize, color=colour)
-
-
-_COLOURS = ["#3b6ea8", "#d08c2b", "#5a9e5a", "#8e5ea2", "#c0392b", "#7f7f7f"]
 
 
 # -- notebook 06: language models ------------------------------------------------------------
@@ -374,8 +293,8 @@ def plot_lm_gain_by_order(df, ax=None, split: str = "test"):
     for i, name in enumerate(corpora):
         sub = df[df.corpus == name].set_index("order").reindex(orders)
         x = np.arange(len(orders)) + (i - (len(corpora) - 1) / 2) * width
-        bars = ax.bar(x, sub[col], width, label=CORPUS_LABELS.get(name, name), color=_COLOURS[i % len(_COLOURS)])
-        _label_bars(ax, bars, list(sub[col]), fmt="{:.1f}", fontsize=8)
+        bars = ax.bar(x, sub[col], width, label=CORPUS_LABELS.get(name, name), color=COLOURS[i % len(COLOURS)])
+        label_bars(ax, bars, list(sub[col]), fmt="{:.1f}", fontsize=8)
     ax.set_xticks(np.arange(len(orders)), [f"order {o}" for o in orders])
     ax.set_xlabel("n-gram order")
     ax.set_ylabel(f"% lower {split} perplexity than int-MKN\n(negative: PLRE is worse)")
@@ -425,7 +344,7 @@ def plot_lm_rank_sweep(df, axes=None, term: str = ""):
     handles = [h for split, colour in splits for h in (
         Line2D([], [], color=colour, marker="o", label=f"PLRE {split}"),
         Line2D([], [], color=colour, ls="--", lw=1, label=f"int-MKN {split}"))]
-    _legend_below(fig, {}, handles=handles)
+    legend_below(fig, {}, handles=handles)
     return fig
 
 
@@ -444,7 +363,7 @@ def plot_dep_training_curves(histories: dict, title: str = "", axes=None):
     colours = {}
     has_dev = False
     for k, (name, hist) in enumerate(histories.items()):
-        c = _COLOURS[k % len(_COLOURS)]
+        c = COLOURS[k % len(COLOURS)]
         colours[name] = c
         ep = [r["epoch"] for r in hist]
         if hist and "dev_uas" in hist[0]:
@@ -466,7 +385,7 @@ def plot_dep_training_curves(histories: dict, title: str = "", axes=None):
         else:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     plain_log_axis(axes[1], "y", suffix="%")
-    _legend_below(fig, colours, {"UAS": ("-", "o"), "LAS": ("--", "s")} if has_dev else {})
+    legend_below(fig, colours, {"UAS": ("-", "o"), "LAS": ("--", "s")} if has_dev else {})
     if title:
         fig.suptitle(title, fontsize=11)
     return fig
@@ -489,7 +408,7 @@ def plot_dep_errors(by_relation, by_length, by_dist, top: int = 18):
     width = 0.8 / len(names)
     rels = list(by_relation[names[0]].head(top).relation)
     x = np.arange(len(rels))
-    colours = {name: _COLOURS[k % len(_COLOURS)] for k, name in enumerate(names)}
+    colours = {name: COLOURS[k % len(COLOURS)] for k, name in enumerate(names)}
     for k, name in enumerate(names):
         df = by_relation[name].set_index("relation").reindex(rels)
         axes[0].bar(x + k * width, df.LAS, width, color=colours[name])
@@ -513,15 +432,16 @@ def plot_dep_errors(by_relation, by_length, by_dist, top: int = 18):
         ax.set_ylabel("UAS / LAS (%)")
     for ax in axes:
         ax.spines[["top", "right"]].set_visible(False)
-    _legend_below(fig, colours, {"UAS": ("-", "o"), "LAS": ("--", "s")})
+    legend_below(fig, colours, {"UAS": ("-", "o"), "LAS": ("--", "s")})
     return fig
 
 
 def _learning_curve(outdir, ptb=None) -> list[Path]:
-    """The parser's learning curve (:mod:`plgraph.parser.learning_curve`): trains the
-    models it lacks the first time (about an hour on 2 cores), redraws from their stored
-    evaluations afterwards."""
-    from .parser.learning_curve import write_learning_curve
+    """The parser's learning curve (:mod:`plgraph.parser.analysis.learning_curve`): redrawn
+    from the stored evaluations of its models; trains the models it lacks (see
+    :func:`missing_models`: :func:`regenerate` calls this only when there are none, or with
+    ``train_missing``)."""
+    from .parser.analysis.learning_curve import write_learning_curve
 
     return write_learning_curve(outdir, ptb)
 
@@ -529,17 +449,105 @@ def _learning_curve(outdir, ptb=None) -> list[Path]:
 #: name -> function(outdir, ptb) writing that figure's files
 FIGURES = {"coverage": _coverage, "rules": _rules, "examples": _examples, "learning_curve": _learning_curve}
 
+#: minutes to train each learning-curve model from scratch on 2 cores, by fraction of the
+#: train split (plgraph.parser.analysis.learning_curve.missing_points; 100% is the model of
+#: `make parser-model`, docs/results.md)
+TRAIN_MINUTES = {0.25: 20, 0.5: 30, 1.0: 36}
+
+
+def _shown(path) -> str:
+    """``path`` relative to the working directory when it is below it."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _learning_curve_missing(ptb=None) -> list[dict]:
+    from .parser.analysis.learning_curve import missing_points
+
+    out = []
+    for fraction, folder in missing_points(ptb=ptb):
+        pct = f"{100 * fraction:.0f}%"
+        note = " (or `make parser-model`, which trains runs/parser, the 100% point's model)" \
+            if fraction >= 1.0 and not ptb else ""
+        out.append({"model": f"the {pct} model of the learning curve", "folder": Path(folder),
+                    "minutes": TRAIN_MINUTES.get(fraction, round(TRAIN_MINUTES[1.0] * fraction)), "note": note})
+    return out
+
+
+#: name -> function(ptb) listing the models that figure needs and lacks
+#: (``{"model", "folder", "minutes", "note"}`` each): a figure with any is trained only on request
+MODELS = {"learning_curve": _learning_curve_missing}
+
+
+def missing_models(only=None, ptb=None) -> dict[str, list[dict]]:
+    """``{figure: [missing model, ...]}`` of the figures ``only`` (default: all) whose
+    models are neither trained nor evaluated yet (see :data:`MODELS`); files are only
+    looked at, nothing is trained."""
+    out = {}
+    for name in sorted(FIGURES) if only is None else only:
+        found = MODELS[name](ptb) if name in MODELS else []
+        if found:
+            out[name] = found
+    return out
+
+
+def regenerate(out="figures", only=None, ptb=None, *, train_missing: bool = False, log=print) -> dict[str, list[Path]]:
+    """Regenerate the figures ``only`` (default: every one of :data:`FIGURES`) into ``out``;
+    ``{figure: files written}``.
+
+    A figure drawn from trained models (:data:`MODELS`: the learning curve) is redrawn from
+    the models there are.  When some are missing it is skipped by default -- its files in
+    ``out`` stay as they are -- after saying, for each missing model, where it would go,
+    how long it takes and the option that trains it; ``train_missing=True`` trains them
+    first, after saying what it trains and for how long.  ``log``: where these lines go."""
+    names = sorted(FIGURES) if only is None else list(dict.fromkeys(only))
+    unknown = [n for n in names if n not in FIGURES]
+    if unknown:
+        from .errors import InputError
+
+        raise InputError(f"unknown figure(s) {', '.join(unknown)} (known: {', '.join(sorted(FIGURES))})")
+    missing = missing_models(names, ptb)
+    log(f"figures -> {out}: {', '.join(names)}")
+    for name, models in missing.items():
+        total = sum(m["minutes"] for m in models)
+        if train_missing:
+            log(f"{name}: training {len(models)} missing model(s) first, ~{total} min on 2 cores in all:")
+        else:
+            log(f"{name}: skipped, {len(models)} model(s) missing and not trained by default "
+                f"(the {name} files in {out} stay as they are):")
+        for m in models:
+            log(f"  {m['model']}: {_shown(m['folder'])}, ~{m['minutes']} min on 2 cores to train{m['note']}")
+        if not train_missing:
+            command = ["python -m plgraph figures", "--only", name, "--train-missing"]
+            if str(out) != "figures":
+                command += ["--out", str(out)]
+            if ptb:
+                command += ["--ptb", str(ptb)]
+            log(f"  to train {'it' if len(models) == 1 else 'them'} (~{total} min) and redraw {name}: "
+                f"{' '.join(command)}")
+    written = {}
+    for name in names:
+        if name in missing and not train_missing:
+            continue
+        written[name] = FIGURES[name](out, ptb)
+        log(f"{name}: " + ", ".join(str(p) for p in written[name]))
+    return written
+
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m plgraph.figures", description=__doc__)
     parser.add_argument("--out", default="figures", help="output folder (default: figures)")
     parser.add_argument("--only", choices=sorted(FIGURES), action="append", help="regenerate only these")
     parser.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
+    parser.add_argument("--train-missing", action="store_true",
+                        help="train the models a figure lacks (the learning curve's: ~20-36 min each on 2 cores) "
+                             "instead of skipping that figure")
     args = parser.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
-    for name in args.only or sorted(FIGURES):
-        written = FIGURES[name](args.out, args.ptb)
-        print(f"{name}: " + ", ".join(str(p) for p in written))
+    regenerate(args.out, args.only, args.ptb, train_missing=args.train_missing)
     return 0
 
 

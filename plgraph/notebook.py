@@ -1,4 +1,4 @@
-"""Helpers for the notebooks: the quick-mode switch, its banner, and tables shown as the README shows them.
+"""Helpers for the notebooks: the quick-mode switch, its banner, and tables shown as the documentation shows them.
 
 Contract
 --------
@@ -13,7 +13,7 @@ Contract
   the banner then says "Quick mode (PLGRAPH_QUICK=1): this notebook runs in full either
   way; the numbers below are the full run's", so quick mode stays visible without a
   false claim about the numbers.
-* :func:`table` shows a DataFrame the way the README's tables read: a missing value
+* :func:`table` shows a DataFrame the way the documentation's tables read: a missing value
   (NaN, None, pd.NA) as "–" (or blank in the columns named in ``blank``, e.g. notes),
   float columns that hold only whole numbers as integers (``2``, not ``2.0``), other
   floats with ``precision`` decimals.  It returns a pandas ``Styler`` (the cell's value).

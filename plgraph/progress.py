@@ -20,12 +20,17 @@ Contract
   bar sits at 0 for minutes and epoch 1's time counts the compiler.  It returns the
   seconds spent (0.0 when ``key`` is already warm); a failing ``fn`` raises and the
   key stays cold.
+* :func:`thread_imap` ``(job, items, threads, progress=False, desc=...)``: ``job(x)``
+  for each of ``items``, yielded in input order, on ``threads`` threads when there is
+  more than one thread and more than one item (the numba kernels release the GIL), under
+  a :func:`bar`; :func:`thread_map` is its list.  Every threaded loop of the parser goes
+  through them, so the results never depend on the number of threads.
 """
 from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, Hashable
+from typing import Callable, Hashable, Iterable, Iterator
 
 _WARM: set = set()
 
@@ -69,3 +74,29 @@ def warm_up(key: Hashable, fn: Callable[[], object], label: str, progress: bool 
 def is_warm(key: Hashable) -> bool:
     """Has :func:`warm_up` run for ``key`` in this process?"""
     return key in _WARM
+
+
+def thread_imap(job: Callable, items: Iterable, threads: int = 1, *, progress: bool | None = False,
+                desc: str = "", unit: str = "item") -> Iterator:
+    """``job(x)`` for each of ``items``, yielded in input order as they finish (see the
+    module docstring); a bar named ``desc`` counts them when :func:`shown`."""
+    items = list(items)
+    with bar(len(items), desc, progress, unit) as b:
+        if threads > 1 and len(items) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
+                for r in pool.map(job, items):
+                    b.update(1)
+                    yield r
+        else:
+            for x in items:
+                r = job(x)
+                b.update(1)
+                yield r
+
+
+def thread_map(job: Callable, items: Iterable, threads: int = 1, *, progress: bool | None = False,
+               desc: str = "", unit: str = "item") -> list:
+    """``[job(x) for x in items]`` on ``threads`` threads (:func:`thread_imap`)."""
+    return list(thread_imap(job, items, threads, progress=progress, desc=desc, unit=unit))

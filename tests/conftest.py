@@ -58,8 +58,8 @@ def parser_base(sample_graphs):
     quick-mode coarse models (shared cache), the train split's edge labels and its rules
     seen at least once."""
     from plgraph.data import SAMPLE_SPLITS
-    from plgraph.parser.labels import LabelVocab
-    from plgraph.pruners.pipeline import notebook_models
+    from plgraph.parser.scoring.labels import LabelVocab
+    from plgraph.pruners.notebook import notebook_models
     from plgraph.rules.usage import count_rules
 
     def part(name):

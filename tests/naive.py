@@ -987,7 +987,7 @@ def arpa_prob(tables, w, h):
 # =============================================================================================
 # the 1EC graph parser (plgraph.parser): every graph the chart can build, scored one by one
 # =============================================================================================
-#: item flags (plgraph.parser._chart); an item's identity is (p, q, o, key, flags, sp, sq, so)
+#: item flags (plgraph.parser.chart._kernel); an item's identity is (p, q, o, key, flags, sp, sq, so)
 ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN = 1, 2, 4, 8, 16, 32, 64
 #: weights of the Hamming loss (:func:`hamming`)
 LOSS_WEIGHTS = {"missed": 1.0, "extra": 1.0, "wrong_label": 2.0, "spine": 1.0}
@@ -1374,9 +1374,10 @@ class NaiveGraphParser:
 
 # -- pass 2's score tables --------------------------------------------------------------
 def hindex(key, label, hk):
-    """Twin of ``plgraph.parser._pass2.hindex`` in Python integers: the hash of (key,
-    label) into the ``2**bits`` weights if the positive bitmap ``hk[1]`` is empty or has
-    its bit set, else into the negative pool that follows them."""
+    """Twin of ``plgraph.parser.scoring._pass2.hindex`` in Python integers: the hash of (key,
+    label) into the ``2**bits`` weights if the positive bitmap of ``hk`` (a ``HashKeys``,
+    read as the plain 5-tuple it is) is empty or has its bit set, else into the negative
+    pool that follows them."""
     M = (1 << 64) - 1
 
     def mix64(x):
@@ -1397,22 +1398,25 @@ def hindex(key, label, hk):
     return int(pool_base) + (h & int(pool_mask))
 
 
-def backed_arc_score(keys, nk, lab, w, hk, back):
+def backed_arc_score(keys, nk, lab, w, hashing):
     """The weights of keys ``keys[:nk]`` x label ``lab`` plus x each of its back-off
-    classes ``back[lab]`` (hashed as ``BACKOFF_BASE + class``), summed in plain Python."""
-    from plgraph.parser._pass2 import BACKOFF_BASE
+    classes ``back[lab]`` (hashed as ``BACKOFF_BASE + class``), summed in plain Python;
+    ``hashing``: a model's ``(back, hk)`` (``_pass2.Hashing``, read as a plain pair)."""
+    from plgraph.parser.scoring._pass2 import BACKOFF_BASE
 
+    back, hk = hashing
     total = sum(w[hindex(keys[i], lab, hk)] for i in range(nk))
     for cl in back[lab]:
         total += sum(w[hindex(keys[i], BACKOFF_BASE + int(cl), hk)] for i in range(nk))
     return total
 
 
-def pass2_label_tables(s, tokens, w, hk, augment, weights, back):
-    """Twin of ``plgraph.parser._pass2.label_tables``: per pair of the prepared sentence
-    ``s``, {kind: (best score, label)}, summing the weights of the pair's feature keys
-    x label and x the label's back-off classes ``back`` for every candidate label in
-    plain Python (loss-augmented with ``augment``)."""
+def pass2_label_tables(s, tokens, w, hashing, augment, weights):
+    """Twin of ``plgraph.parser.scoring._pass2.label_tables``: per pair of the prepared sentence
+    ``s``, {kind: (best score, label)}, summing the weights ``w`` (a plain array) of the
+    pair's feature keys x label and x the label's back-off classes (``hashing``: the
+    model's ``(back, hk)``) for every candidate label in plain Python (loss-augmented
+    with ``augment``)."""
     from plgraph.pruners._kernels import MAX_PAIR_KEYS, pair_keys
 
     out = []
@@ -1422,7 +1426,7 @@ def pass2_label_tables(s, tokens, w, hk, augment, weights, back):
         best = {0: (-np.inf, -1), 1: (-np.inf, -1)}
         for j in range(s.cand_off[k], s.cand_off[k + 1]):
             lab, kind = int(s.cand_lab[j]), int(s.cand_kind[j])
-            sc = backed_arc_score(keys, nk, lab, w, hk, back)
+            sc = backed_arc_score(keys, nk, lab, w, hashing)
             if augment:
                 g = int((s.gold_s if kind == 0 else s.gold_t)[k])
                 sc += weights.extra if g < 0 else (0.0 if g == lab else weights.wrong_label)
@@ -1434,7 +1438,7 @@ def pass2_label_tables(s, tokens, w, hk, augment, weights, back):
 
 # -- pass 3's score tables ------------------------------------------------------------------
 def spine_label_fits(label, child_spine, parent_spine):
-    """Whether ``label`` (a plgraph.parser.labels.Label) can join a child whose spine
+    """Whether ``label`` (a plgraph.parser.scoring.labels.Label) can join a child whose spine
     identity is ``child_spine`` to a parent with ``parent_spine`` (None: ROOT), read
     straight off the spine strings: a structural label leaves the child's top node
     and attaches to a non-null or null parent node whose nearest non-null node below is
@@ -1482,15 +1486,16 @@ def spine_label_fits(label, child_spine, parent_spine):
     return child_ok and any(nm == label.parent and nl == label.parent_null for nm, nl, _ in nodes(parent_spine))
 
 
-def pass3_scores(s, tokens, w, hk, vocab, identities, back):
+def pass3_scores(s, tokens, w, hashing, vocab, identities):
     """Dense per-label scores of a prepared pass-3 sentence ``s`` in plain Python:
     ``(S, T, spine_score)`` of shapes (N, N, K, K, L) and (N, K) for
     :class:`NaiveGraphParser` (-inf: not allowed), summing the weights of the arc keys
-    x label and x its back-off classes ``back``, the joint keys x label and the spine
-    keys x spine for every candidate."""
-    from plgraph.parser._pass3 import SPINE_SALT, joint_keys
+    x label and x its back-off classes (``hashing``: the model's ``(back, hk)``), the
+    joint keys x label and the spine keys x spine for every candidate."""
+    from plgraph.parser.scoring._pass3 import SPINE_SALT, joint_keys
     from plgraph.pruners._kernels import MAX_PAIR_KEYS, MAX_WORD_KEYS, pair_keys, word_keys
 
+    hk = hashing[1]
     N, K, L = s.N, int(s.nsp.max()), len(vocab)
     off = np.concatenate([[0], np.cumsum(s.nsp)])
     sid = lambda x, i: int(s.sp_id[off[x] + i])  # noqa: E731
@@ -1501,7 +1506,7 @@ def pass3_scores(s, tokens, w, hk, vocab, identities, back):
     for k in range(s.pc.shape[0]):
         c, p = int(s.pc[k]), int(s.pp[k])
         nk = pair_keys(tokens.wh, tokens.th, s.base, s.n, c, p, False, keys)
-        arc = {int(lab): backed_arc_score(keys, nk, int(lab), w, hk, back)
+        arc = {int(lab): backed_arc_score(keys, nk, int(lab), w, hashing)
                for lab in s.cand_lab[s.cand_off[k]:s.cand_off[k + 1]]}
         for i in range(s.nsp[c]):
             for j in range(s.nsp[p]):

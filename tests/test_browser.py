@@ -197,8 +197,8 @@ def test_predicted_graphs_over_gold_in_a_real_browser(sample_dir, tmp_path):
     with its "compare with overlay" box, draws every arc with the right / wrong / missing
     class the layout gives that sentence's gold and predicted graphs."""
     import plgraph
-    from plgraph.parser.parse import Parser
-    from plgraph.parser.shared_model import notebook_parser
+    from plgraph.parser.parsing.parser import Parser
+    from plgraph.parser.notebook_model import notebook_parser
     from plgraph.viz import compute_layout
 
     _need_browser()

@@ -49,7 +49,8 @@ def test_parts_stay_inside(env, part):
 
 
 def test_pruner_cache_follows_plgraph_cache(env, tmp_path):
-    from plgraph.pruners import pipeline
+    import plgraph.cache
+    from plgraph.pruners import notebook as pipeline
 
     env.setenv("PLGRAPH_CACHE", str(tmp_path / "c"))
     env.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))     # the variable the pruner cache used to follow
@@ -58,11 +59,11 @@ def test_pruner_cache_follows_plgraph_cache(env, tmp_path):
     class Stop(Exception):
         pass
 
-    def wait(folder, log=None):
+    def wait(folder, log=None, what=None):
         seen.append(Path(folder))
         raise Stop
 
-    env.setattr(pipeline, "_wait_for_writer", wait)
+    env.setattr(plgraph.cache, "wait_for_writer", wait)
     for quick in (True, False):
         with pytest.raises(Stop):
             pipeline.notebook_models(quick=quick)
@@ -86,3 +87,55 @@ def test_brown_protocol_cache_follows_xdg_cache_home(env, tmp_path):
     paths = corpora.brown_protocol(check=False)
     assert built == [tmp_path / "xdg" / "plgraph" / "lm" / "brown-protocol"]
     assert paths["train"] == tmp_path / "xdg" / "plgraph" / "lm" / "brown-protocol" / "train.txt"
+
+
+def test_cached_model_waits_for_a_writer_then_loads_what_it_wrote(env, tmp_path):
+    """A folder another process trains into is waited for and then loaded, not trained
+    again; one that another process locks between the check and the build is waited
+    for and loaded too."""
+    import plgraph.cache
+    from plgraph.cache import cached_model
+    from plgraph.lock import FolderLockedError
+
+    folder = tmp_path / "m"
+    built, waits = [], []
+
+    def wait(f, log=None, what=None):
+        waits.append(f)
+
+    env.setattr(plgraph.cache, "wait_for_writer", wait)
+
+    def build_taken(f):                       # another process took the lock and wrote the model
+        built.append(f)
+        f.mkdir()
+        (f / "done").write_text("theirs")
+        raise FolderLockedError(f, 123)
+
+    got = cached_model(folder, ready=lambda f: (f / "done").exists(), load=lambda f: (f / "done").read_text(),
+                       build=build_taken, what="test model")
+    assert got == "theirs" and len(built) == 1 and len(waits) == 2
+    got = cached_model(folder, ready=lambda f: (f / "done").exists(), load=lambda f: "loaded",
+                       build=lambda f: "built", what="test model")
+    assert got == "loaded"
+
+    def always_taken(f):
+        raise FolderLockedError(f, 7)
+
+    with pytest.raises(FolderLockedError, match="test model folder"):
+        cached_model(tmp_path / "other", ready=lambda f: False, load=str, build=always_taken, what="test model")
+
+
+def test_code_digest_follows_every_python_file_below(tmp_path):
+    from plgraph.cache import code_digest
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "sub").mkdir()
+    (tmp_path / "a" / "x.py").write_text("x = 1\n")
+    (tmp_path / "a" / "sub" / "y.py").write_text("y = 1\n")
+    (tmp_path / "a" / "notes.txt").write_text("not code")
+    first = code_digest(tmp_path / "a")
+    assert len(first) == 12
+    (tmp_path / "a" / "notes.txt").write_text("changed, still not code")
+    assert code_digest(tmp_path / "a") == first
+    (tmp_path / "a" / "sub" / "y.py").write_text("y = 2\n")
+    assert code_digest(tmp_path / "a") != first

@@ -74,7 +74,7 @@ def test_lifting_example_and_exact_restoration():
 
 
 def test_projectivise_treebanks(ewt_dir, conll2007_dir):
-    """How many arcs lifting changes (reported in the README), and exact restoration."""
+    """How many arcs lifting changes (reported by `dep train`), and exact restoration."""
     results = {}
     for name, path in (("ewt", ewt_dir / "en_ewt-ud-train.conllu"), ("eus", conll2007_dir / "eus.train")):
         sents = read_conll(path)

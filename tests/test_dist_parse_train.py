@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def quick_model(sample_dir):
-    from plgraph.parser.shared_model import notebook_parser
+    from plgraph.parser.notebook_model import notebook_parser
 
     return notebook_parser(quick=True, log=None)
 
@@ -254,7 +254,8 @@ def test_pruners_train_on_dask_equals_one_process(sample_dir, dask_cluster, tmp_
     """``train_pruners(client=...)`` (what ``pruners train --dask`` runs): the three coarse
     models of a small slice, their checkpoints against one process's (AdaGrad: to 1e-12)."""
     import plgraph
-    from plgraph.pruners.pipeline import PrunerConfig, train_pruners
+    from plgraph.pruners.model import PrunerConfig
+    from plgraph.pruners.training import train_pruners
 
     _, client = dask_cluster
     train = [s.graph for s in plgraph.corpus("train").sentences()[:80]]
@@ -279,8 +280,8 @@ def test_parser_train_cli_on_dask_equals_one_process(sample_dir, dask_cluster, t
     """``parser train --dask`` (passes 2 and 3 of the quick configuration, on the quick
     coarse models): both passes' learner checkpoints against one process's (AdaGrad: to
     1e-12), and the counters the replicas report (search errors, mismatches, ...) equal."""
-    from plgraph.parser.shared_model import QUICK_LIMIT, QUICK_MAX_WORDS
-    from plgraph.pruners.pipeline import notebook_models, notebook_models_folder
+    from plgraph.parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS
+    from plgraph.pruners.notebook import notebook_models, notebook_models_folder
 
     cluster, _ = dask_cluster
     notebook_models(quick=True, log=None)

@@ -197,3 +197,28 @@ def test_error_panels_all_have_axis_labels():
     assert all(ax.get_ylabel() for ax in fig.axes)
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["1st order", "2nd order", "UAS", "LAS"]
     assert _labels(fig.axes[1].xaxis) == ["1-10", ">40"]
+
+
+def test_regenerate_skips_a_figure_whose_models_are_missing_unless_asked(monkeypatch, tmp_path):
+    """By default a figure whose models are missing is not drawn (nothing trains) and the
+    run says which model is missing, how long it would take and the option that trains
+    it; ``train_missing`` draws it; an unknown name is an InputError naming it."""
+    from plgraph import figures
+    from plgraph.errors import InputError
+
+    drawn = []
+    monkeypatch.setitem(figures.FIGURES, "learning_curve", lambda out, ptb: drawn.append("lc") or [])
+    monkeypatch.setitem(figures.FIGURES, "rules", lambda out, ptb: drawn.append("rules") or [])
+    missing = [{"model": "25% model", "folder": tmp_path / "train-25", "minutes": 20, "note": ""}]
+    monkeypatch.setitem(figures.MODELS, "learning_curve", lambda ptb: missing)
+    lines = []
+    written = figures.regenerate(tmp_path, ["rules", "learning_curve"], log=lines.append)
+    assert drawn == ["rules"] and set(written) == {"rules"}
+    text = "\n".join(lines)
+    assert "learning_curve: skipped, 1 model(s) missing" in text
+    assert "~20 min on 2 cores" in text and "--only learning_curve --train-missing" in text
+    drawn.clear()
+    figures.regenerate(tmp_path, ["learning_curve"], train_missing=True, log=lines.append)
+    assert drawn == ["lc"]
+    with pytest.raises(InputError, match="unknown figure.*nope"):
+        figures.regenerate(tmp_path, ["nope"], log=lines.append)

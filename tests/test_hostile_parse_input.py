@@ -1,7 +1,7 @@
 """``plgraph parse`` under hostile but fair input: bounded time on huge tokens, undecodable
 bytes, null-element and unknown tags, brackets, odd line separators, byte order marks,
 non-finite settings, signals, closed pipes and full disks.  Every input is made here; the
-model is the shared quick one (:func:`plgraph.parser.shared_model.notebook_parser`)."""
+model is the shared quick one (:func:`plgraph.parser.notebook_model.notebook_parser`)."""
 from __future__ import annotations
 
 import random
@@ -27,7 +27,7 @@ BRACKET_WORDS = {"(": "-LRB-", ")": "-RRB-", "{": "-LCB-", "}": "-RCB-"}
 
 @pytest.fixture(scope="module")
 def model(sample_dir):
-    from plgraph.parser.shared_model import notebook_parser
+    from plgraph.parser.notebook_model import notebook_parser
 
     return str(notebook_parser(quick=True, log=None))
 
@@ -131,7 +131,7 @@ def test_a_null_element_tag_skips_its_sentence_and_the_run_goes_on(model, tmp_pa
 
 
 def test_the_library_gives_a_fallback_for_a_sentence_whose_tags_cannot_be_written(model):
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.parser import Parser
 
     parser = Parser.load(model)
     results = list(parser.parse_many([(["x", "y"], ["-NONE-", "NN"], "a"), (["The", "cat"], ["DT", "NN"], "b")]))
@@ -190,7 +190,7 @@ def test_non_finite_trace_settings_are_refused(model, capsys, command, value):
 
 def test_a_non_finite_trace_bias_is_refused_by_the_library():
     from plgraph.errors import InputError
-    from plgraph.parser.pass3 import Pass3Config
+    from plgraph.parser.scoring.pass3 import Pass3Config
 
     with pytest.raises(InputError, match="trace_bias nan: expected a finite number"):
         Pass3Config(trace_bias=float("nan"))
@@ -306,7 +306,7 @@ def test_a_full_standard_output_is_named(model, tmp_path):
 
 
 def test_the_seeds_evalb_figure_is_labelled_with_its_section():
-    from plgraph.parser.evaluate import SEED
+    from plgraph.parser.analysis.evaluate import SEED
 
     assert SEED["evalb_f1"] == (88.26, "seed, evalb F1, WSJ 22")
 

@@ -7,7 +7,7 @@
   ``parser evaluate``, ``parser tagger``, ``parse``) fails at once, naming the file.
 
 Every test works on a copy of the shared quick model
-(:func:`plgraph.parser.shared_model.notebook_parser`).
+(:func:`plgraph.parser.notebook_model.notebook_parser`).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import pytest
 
 from plgraph.cli import main
 
-#: the quick model's training options (plgraph.parser.shared_model), but for --pruners
+#: the quick model's training options (plgraph.parser.notebook_model), but for --pruners
 QUICK = ["--limit", "60", "--max-words", "15", "--bits2", "18", "--bits3", "18", "--epochs2", "1", "--epochs3", "1",
          "--trace-bias3", "0", "--threads", "2", "--no-progress"]
 #: a command meeting a damaged model file must stop within this many seconds
@@ -30,14 +30,14 @@ FAST_S = 20.0
 
 @pytest.fixture(scope="module")
 def quick_model(sample_dir) -> Path:
-    from plgraph.parser.shared_model import notebook_parser
+    from plgraph.parser.notebook_model import notebook_parser
 
     return Path(notebook_parser(quick=True, log=None))
 
 
 @pytest.fixture(scope="module")
 def pruners_dir(quick_model) -> Path:
-    from plgraph.pruners.pipeline import notebook_models_folder
+    from plgraph.pruners.notebook import notebook_models_folder
 
     return Path(notebook_models_folder(True))
 
@@ -84,9 +84,9 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
         quick_model, pruners_dir, tmp_path, monkeypatch, capsys):
     """Interrupted in pass 3: the old model's files are byte for byte as before and it
     loads; ``--overwrite --resume`` continues the new run (pass 2 kept) and replaces it."""
-    from plgraph.parser import cli as parser_cli
+    from plgraph.parser.training import pipeline
     from plgraph.parser.model import OVERWRITE_DIR
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.parser import Parser
 
     m = _copy(quick_model, tmp_path)
     before = _snapshot(m)
@@ -96,7 +96,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     def interrupted(*_args, **_kw):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(parser_cli, "_train_pass3", interrupted)
+    monkeypatch.setattr(pipeline, "_train_pass3", interrupted)
     assert _train(m, pruners_dir, "--overwrite", "--seed", "1") == 130
     assert _snapshot(m, skip=OVERWRITE_DIR) == before
     work = m / OVERWRITE_DIR
@@ -196,7 +196,7 @@ def test_a_damaged_model_file_stops_every_command_at_once(quick_model, tmp_path,
 
 def test_parser_tagger_replaces_a_damaged_tagger(quick_model, tmp_path, capsys):
     """``parser tagger`` rewrites ``tagger.json``: a damaged one does not stop it."""
-    from plgraph.parser.tagger import PosTagger
+    from plgraph.parser.parsing.tagger import PosTagger
 
     m = _copy(quick_model, tmp_path)
     good = (m / "tagger.json").read_bytes()

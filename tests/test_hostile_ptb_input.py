@@ -8,7 +8,7 @@ import pytest
 
 from plgraph.convert import graph_to_tree, tree_to_graph
 from plgraph.errors import ConversionError, PTBFormatError
-from plgraph.parser.inputs import read_input
+from plgraph.parser.parsing.inputs import read_input
 from plgraph.ptb import read_ptb, read_ptb_string
 from plgraph.ptb.reader import BadSentence, SentenceTree
 from plgraph.shp import format_shp, read_shp_string

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import naive
-from plgraph.parser.chart import parse_chart
-from plgraph.parser.gold import gold_item_ids
-from plgraph.parser.tables import Gold, LossWeights, dense_tables
+from plgraph.parser.chart.run import parse_chart
+from plgraph.parser.chart.gold import gold_item_ids
+from plgraph.parser.chart.tables import Gold, LossWeights, dense_tables
 from plgraph.rules.tables import full_tables
 
 NEG = -math.inf
@@ -302,14 +302,14 @@ def test_results_do_not_depend_on_rule_order_or_tie_order(grammars):
 @pytest.fixture(scope="module")
 def quick_pruners(sample_dir):
     """The notebooks' quick coarse models (cached; trained on 300 train sentences)."""
-    from plgraph.pruners.pipeline import notebook_models
+    from plgraph.pruners.notebook import notebook_models
 
     return notebook_models(quick=True)
 
 
 def test_pass1b_arc_max_marginals_equal_eisner_on_every_dev_sentence(quick_pruners):
     import plgraph
-    from plgraph.parser.pass1b import chart_arc_scores, run_pass1b
+    from plgraph.parser.chart.pass1b import chart_arc_scores, run_pass1b
     from plgraph.pruners import sentence_data
     from plgraph.pruners._chart import span_max_marginals
 
@@ -403,7 +403,7 @@ def test_gold_items_are_marked_along_the_gold_derivation(grammars, sample_dir):
     """With gold items the chart marks the gold derivation's items GOLD (only items whose
     identity is a gold one), the goal among them: under a bonus gold is the best graph."""
     import plgraph
-    from plgraph.parser import _chart as K
+    from plgraph.parser.chart import _kernel as K
 
     rules = grammars["pruned"]
     marked_sentences = 0
@@ -459,8 +459,8 @@ def test_kernels_without_jit_match_brute_force():
 import sys, numpy as np
 sys.path.insert(0, "tests")
 import naive
-from plgraph.parser.chart import parse_chart
-from plgraph.parser.tables import Gold, dense_tables
+from plgraph.parser.chart.run import parse_chart
+from plgraph.parser.chart.tables import Gold, dense_tables
 from plgraph.rules.tables import full_tables
 rules = full_tables()
 rng = np.random.default_rng(3)

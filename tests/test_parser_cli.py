@@ -27,7 +27,7 @@ TIMING = ("train_seconds", "eval_seconds", "dev_sentences_per_second")
 @pytest.fixture(scope="module")
 def pruners_dir(sample_dir):
     """The quick coarse models of the shared cache (trained there once if missing)."""
-    from plgraph.pruners.pipeline import notebook_models, notebook_models_folder
+    from plgraph.pruners.notebook import notebook_models, notebook_models_folder
 
     notebook_models(quick=True)
     return notebook_models_folder(True)
@@ -63,7 +63,7 @@ def runs(tmp_path_factory, pruners_dir):
 
 def test_the_folder_holds_a_loadable_model_and_its_curves(runs):
     from plgraph.parser.model import ParserModel, pruners_fingerprint
-    from plgraph.parser.pass2 import Pass2Config, Pass2Model
+    from plgraph.parser.scoring.pass2 import Pass2Config, Pass2Model
 
     full = runs["full"]
     m = ParserModel.load(full)
@@ -84,7 +84,7 @@ def test_the_folder_holds_a_loadable_model_and_its_curves(runs):
     assert rows[0]["failed"] == rows[1]["failed"] == 0
     assert rows[1]["loss"] < rows[0]["loss"] and rows[3]["loss"] < rows[2]["loss"]
     assert all(0 < r["dev_spine_acc"] <= 100 for r in rows[2:])
-    from plgraph.parser.pass3 import Pass3Config
+    from plgraph.parser.scoring.pass3 import Pass3Config
 
     stored3 = m.folder.pass_config("pass3", Pass3Config)
     assert stored3.bits == 16 and stored3.epochs == 2 and 0 <= stored3.ratio_s <= 1 and stored3.ratio_t <= 1
@@ -92,7 +92,7 @@ def test_the_folder_holds_a_loadable_model_and_its_curves(runs):
     # default trace_precision) the best recall, else the best trace F (nearest 0 on ties),
     # recorded in parser.json; the checkpoint keeps "tune" (None) so a resumed run trains
     # the same pass
-    from plgraph.parser.cascade import TRACE_BIAS_GRID
+    from plgraph.parser.training.cascade import TRACE_BIAS_GRID
 
     curve = hdr["passes"]["pass3"]["tuned_curves"]["trace_bias"]
     assert [r["trace_bias"] for r in curve] == list(TRACE_BIAS_GRID) and stored3.trace_precision == 70.0
@@ -143,8 +143,8 @@ def test_a_folder_from_before_the_label_backoff_decodes_without_one(runs, tmp_pa
     """``parser.json`` written before ``backoff`` existed (no such config field) was
     trained without back-off: both passes load as ``"none"``."""
     from plgraph.parser.model import ParserFolder, ParserModel
-    from plgraph.parser.pass2 import Pass2Config, Pass2Model
-    from plgraph.parser.pass3 import Pass3Config
+    from plgraph.parser.scoring.pass2 import Pass2Config, Pass2Model
+    from plgraph.parser.scoring.pass3 import Pass3Config
 
     old = tmp_path / "old"
     shutil.copytree(runs["full"], old)
@@ -168,7 +168,7 @@ def test_pass3_keeps_its_negative_pool_in_its_file(runs, tmp_path):
     is a ModelFileError naming it; a folder from before the pool loads without one."""
     from plgraph.errors import ModelFileError
     from plgraph.parser.model import ParserFolder, ParserModel
-    from plgraph.parser.pass3 import Pass3Config, Pass3Model, SpineInventory
+    from plgraph.parser.scoring.pass3 import Pass3Config, Pass3Model, SpineInventory
 
     m = ParserModel.load(runs["full"])
     inv = SpineInventory(m.pruners.spine.labels.items, m.vocab)
@@ -227,7 +227,7 @@ def test_stats_writes_fractions_consistent_with_the_candidates(runs, tmp_path):
     with either POS; the dev scores are those of the last epoch's curve (same weights)."""
     from plgraph.corpora import Corpus
     from plgraph.parser.model import ParserModel
-    from plgraph.parser.pass2 import gold_graph
+    from plgraph.parser.scoring.pass2 import gold_graph
 
     out = tmp_path / "stats.json"
     assert main(["parser", "stats", "--model-dir", str(runs["full"]), "--json", str(out), "--threads", "1",
@@ -292,7 +292,7 @@ def test_training_a_pass_further_forgets_the_passes_trained_after_it(runs, tmp_p
     """A later pass was pruned by the earlier one's weights: when those change, the
     later pass's entry, weights and checkpoints go."""
     from plgraph.parser.model import ParserFolder
-    from plgraph.parser.pass2 import Pass2Config
+    from plgraph.parser.scoring.pass2 import Pass2Config
 
     folder_path = tmp_path / "cascade"
     shutil.copytree(runs["full"], folder_path)

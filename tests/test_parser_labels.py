@@ -1,4 +1,4 @@
-"""The parser's edge labels (plgraph.parser.labels): siblings, vocabulary, EITHER candidates."""
+"""The parser's edge labels (plgraph.parser.scoring.labels): siblings, vocabulary, EITHER candidates."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ import pytest
 
 from plgraph.errors import InputError
 from plgraph.graph import Graph
-from plgraph.parser.labels import ROOT_TAG, Label, LabelVocab, bare_category, graph_labels, sibling_table
+from plgraph.parser.scoring.labels import ROOT_TAG, Label, LabelVocab, bare_category, graph_labels, sibling_table
 
 
 def test_sibling_is_the_non_null_node_below_the_attachment_level():

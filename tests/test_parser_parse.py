@@ -1,8 +1,8 @@
 """Parsing end to end: decodes as graphs and trees, the fallback parse, the input readers,
-the POS tagger, :class:`plgraph.parser.parse.Parser`, ``plgraph parse`` and
+the POS tagger, :class:`plgraph.parser.parsing.parser.Parser`, ``plgraph parse`` and
 ``plgraph parser evaluate``.
 
-The model is the shared quick one (:func:`plgraph.parser.shared_model.notebook_parser`: 60
+The model is the shared quick one (:func:`plgraph.parser.notebook_model.notebook_parser`: 60
 train sentences of at most 15 words, one epoch a pass); it parses badly, so the tests
 check what holds for any model -- words kept, outputs consistent with the scorers, one
 output per input, the same output on 1 and 2 threads -- while the decode-to-graph step is
@@ -24,10 +24,10 @@ from plgraph.convert.graph_to_tree import canonical_indices
 from plgraph.encoding import spine_identity
 from plgraph.errors import InputError, ModelFileError
 from plgraph.graph import Graph
-from plgraph.parser.decode import decoded_graph, fallback_graph
-from plgraph.parser.inputs import read_input, tree_words_tags
-from plgraph.parser.labels import LabelVocab
-from plgraph.parser.pass2 import gold_graph
+from plgraph.parser.parsing.decode import decoded_graph, fallback_graph
+from plgraph.parser.parsing.inputs import read_input, tree_words_tags
+from plgraph.parser.scoring.labels import LabelVocab
+from plgraph.parser.scoring.pass2 import gold_graph
 from plgraph.ptb.reader import read_ptb_string
 from plgraph.structure import representable_mask
 
@@ -41,14 +41,14 @@ def dev_sentences(sample_dir):
 
 @pytest.fixture(scope="module")
 def quick_model(sample_dir):
-    from plgraph.parser.shared_model import notebook_parser
+    from plgraph.parser.notebook_model import notebook_parser
 
     return notebook_parser(quick=True, log=None)
 
 
 @pytest.fixture(scope="module")
 def parser(quick_model):
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.parser import Parser
 
     return Parser.load(quick_model)
 
@@ -158,7 +158,7 @@ def test_tagged_reader_reads_back_what_it_is_given(tmp_path_factory, sentences):
 # -- the POS tagger ---------------------------------------------------------------------------------
 def test_the_pos_tagger_trains_saves_and_loads(sample_dir, dev_sentences, tmp_path):
     import plgraph
-    from plgraph.parser.tagger import PosTagger
+    from plgraph.parser.parsing.tagger import PosTagger
 
     train = [(s.graph.words, s.graph.tags) for s in plgraph.corpus("train").sentences()[:400]]
     dev = [(s.graph.words, s.graph.tags) for s in dev_sentences]
@@ -193,7 +193,7 @@ def test_parser_outputs_keep_the_words_and_agree_with_each_other(parser, dev_sen
 
 
 def test_too_long_and_untagged_sentences(parser, dev_sentences):
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.parser import Parser
 
     s = next(s for s in dev_sentences if len(s.graph.words) > 20)
     short = Parser.load(parser.model_dir, max_words=20)
@@ -282,7 +282,7 @@ def test_decode_settings_of_the_command_line_reach_pass_3(quick_model, tmp_path,
     """``--trace-bias`` / ``--trace-prob`` of ``parse`` and ``parser evaluate`` override
     pass 3's stored settings, on Dask workers too (they are part of the chunks' spec);
     a probability outside [0, 1] is refused before anything is parsed."""
-    from plgraph.parser.parse_jobs import _parser, parse_spec
+    from plgraph.parser.parsing.jobs import _parser, parse_spec
 
     js = tmp_path / "e.json"
     assert main(["parser", "evaluate", "--model-dir", str(quick_model), "--split", "dev", "--limit", "2",
@@ -297,7 +297,7 @@ def test_decode_settings_of_the_command_line_reach_pass_3(quick_model, tmp_path,
 
 # -- reference points and error analysis ---------------------------------------------------------------
 def test_the_oracle_keeps_every_head_and_only_representable_traces(dev_sentences, parser):
-    from plgraph.parser.bounds import oracle_graph
+    from plgraph.parser.analysis.oracle import oracle_graph
 
     for s in dev_sentences:
         g = s.graph
@@ -311,7 +311,7 @@ def test_the_oracle_keeps_every_head_and_only_representable_traces(dev_sentences
 
 def test_the_baseline_is_pass_1s_tree_with_first_spines_and_no_traces(parser, dev_sentences):
     from plgraph.encoding import encode_graph
-    from plgraph.parser.bounds import baseline_graph
+    from plgraph.parser.parsing.baseline import baseline_graph
 
     pr = parser.pruners
     for s in dev_sentences[:30]:
@@ -341,7 +341,7 @@ _S = [(1, 2, 0, "S_0", False, "_", False, "_"), (2, 0, 0, "ROOT_0", False, "S_0"
 
 
 def test_sentence_errors_count_each_kind():
-    from plgraph.parser.analysis import sentence_errors
+    from plgraph.parser.analysis.errors import sentence_errors
 
     gold = _toy(_S + [(1, 3, 1, "VP_0", False, "_", False, "*T*")])
     pred = _toy([(1, 2, 0, "VP_0", False, "_", False, "_"), (2, 0, 0, "ROOT_0", False, "S_0", False, "_"),
@@ -354,7 +354,7 @@ def test_sentence_errors_count_each_kind():
 
 
 def test_trace_type_table_counts_by_type():
-    from plgraph.parser.analysis import trace_type_table
+    from plgraph.parser.analysis.errors import trace_type_table
 
     gold = [_toy(_S + [(1, 3, 1, "VP_0", False, "_", False, "*T*"), (3, 1, 1, "_", False, "_", False, "*")])]
     pred = [_toy(_S + [(1, 3, 1, "VP_0", False, "_", False, "*"), (2, 3, 1, "_", False, "_", False, "*")])]
@@ -386,7 +386,7 @@ def test_the_explorer_filters_sentences_by_error_type(dev_sentences):
 
 
 def test_ctrl_c_keeps_the_parsed_sentences_in_a_partial_file(quick_model, tmp_path, monkeypatch, capsys):
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.parser import Parser
 
     src = tmp_path / "in.txt"
     src.write_text("The_DT cat_NN sat_VBD ._.\nA_DT dog_NN ran_VBD ._.\nIt_PRP rained_VBD ._.\n", encoding="utf-8")
@@ -426,7 +426,7 @@ def test_learning_curve_trend_and_plot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from plgraph.parser.learning_curve import FULL_TRAIN, SEED_F1, fit_trend, plot_learning_curve
+    from plgraph.parser.analysis.learning_curve import FULL_TRAIN, SEED_F1, fit_trend, plot_learning_curve
 
     xs = [700, 1400, 2800]
     a, b = fit_trend(xs, [60 + 4 * math.log(x) for x in xs])
@@ -447,7 +447,7 @@ def test_parser_plots_draw_every_epoch_and_pruning_point():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from plgraph.parser.plots import SEED_POINTS, plot_parser_curves, plot_pruning
+    from plgraph.parser.analysis.plots import SEED_POINTS, plot_parser_curves, plot_pruning
 
     rows = [{"model": "pass2", "epoch": 1, "dev_uas": 80, "dev_las": 65, "dev_trace_p": 49, "dev_trace_r": 45},
             {"model": "pass3", "epoch": 1, "dev_uas": 82, "dev_las": 68, "dev_trace_p": 52, "dev_trace_r": 47},
@@ -476,13 +476,13 @@ def test_parser_plots_draw_every_epoch_and_pruning_point():
 def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_sentences, monkeypatch, capsys):
     """No derivation at all, or a pass-2 graph with crossing structural edges (no tree):
     pass 1's projective tree with the first spines; the reason says why."""
-    from plgraph.parser.bounds import baseline_graph
-    from plgraph.parser.parse import Parser
+    from plgraph.parser.parsing.baseline import baseline_graph
+    from plgraph.parser.parsing.parser import Parser
 
     s = next(s for s in dev_sentences if 8 <= len(s.graph.words) <= 15)
     words, tags = s.graph.words, s.graph.tags
     want = str(graph_to_tree(baseline_graph(parser.pruners, words, tags), use_null_positions=False))
-    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (None, "pass2", "pass 2 found no derivation"))
+    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (None, "pass2", "pass 2 found no derivation", None))
     r = parser.parse_result(words, tags)
     assert (r.status, r.reason, str(r.tree)) == ("pass1", "pass 2 found no derivation", want)
     n = len(words)
@@ -490,11 +490,11 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
                                                          (2, 4, 0, "_", False, "_", False, "_"),
                                                          (3, 0, 0, "ROOT_0", False, "_", False, "_")]
                                 + [(w, 3, 0, "_", False, "_", False, "_") for w in range(4, n + 1)])
-    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (crossing, "pass2", "pass 3 found no parse"))
+    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (crossing, "pass2", "pass 3 found no parse", None))
     r = parser.parse_result(words, tags)
     assert r.status == "pass1" and str(r.tree) == want
     assert r.reason.startswith("pass 3 found no parse; the pass2 graph gives no tree: ")
-    from plgraph.parser.parse_cli import _report
+    from plgraph.parser.cli.parse import _report
 
     _report([r], [], 1.0, "plgraph parse")
     assert f"None not parsed by pass 3, pass1's output kept: {r.reason}" in capsys.readouterr().err
@@ -505,7 +505,7 @@ def test_a_head_with_an_empty_spine_gets_a_one_level_spine():
     ``NP_0``: as it stands it gives no tree (a child under a pre-terminal); repaired, "--"
     heads an NP."""
     from plgraph.errors import ConversionError
-    from plgraph.parser.decode import with_head_spines
+    from plgraph.parser.parsing.decode import with_head_spines
 
     g = Graph.from_edges(["Markets", "--"], ["NNS", ":"], ["NP-SBJ", "_"],
                          [(1, 2, 0, "NP_0", False, "NP-SBJ_0", False, "_"), (2, 0, 0, "ROOT_0", False, "_", False, "_")])
@@ -524,7 +524,7 @@ def test_the_committed_learning_curve_is_consistent(sample_dir):
     from pathlib import Path
 
     import plgraph
-    from plgraph.parser.learning_curve import FRACTIONS, FULL_TRAIN, SEED_F1, SEED_TRACE_F, fit_trend
+    from plgraph.parser.analysis.learning_curve import FRACTIONS, FULL_TRAIN, SEED_F1, SEED_TRACE_F, fit_trend
 
     doc = json.loads((Path(__file__).resolve().parent.parent / "figures" / "learning_curve.json").read_text())
     pts = doc["points"]

@@ -1,5 +1,8 @@
-"""Pass 2 (plgraph.parser.pass2): candidates, score tables, decode checks, learning."""
+"""Pass 2 (plgraph.parser.scoring.pass2): candidates, score tables, decode checks, learning;
+the scorer seam (plgraph.parser.scoring.scorer) both passes implement."""
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -7,8 +10,11 @@ import pytest
 import naive
 from plgraph.learn import make_learner
 from plgraph.learn.learners import plain_read_args
-from plgraph.parser.pass2 import (Pass2Config, Pass2Model, batch_gradient, gold_edges, hamming_loss, prepare)
-from plgraph.parser.tables import LossWeights
+from plgraph.parser.scoring._pass2 import WeightView
+from plgraph.parser.scoring.pass2 import (Pass2Config, Pass2Model, batch_gradient, gold_edges, hamming_loss, pass2_sentence)
+from plgraph.parser.scoring.scorer import (Decoded, Pass2Scorer, PassScorer, decode_chart, predicted_edges,
+                                           score_mismatch, structure_gradient)
+from plgraph.parser.chart.tables import ChartTables, LossWeights
 
 # the learning test's step size and epochs: the released eta (0.03) is for one pass over
 # 40,000 sentences; 40 sentences need a larger step to show learning in a few epochs
@@ -28,7 +34,7 @@ def setting(parser_base):
     short_dev = [g for g in dev if 4 <= len(g) <= 12][:15]
     sents = short_train + short_dev
     tokens = encode_tokens([encode_graph(g) for g in sents], pr.normaliser, pr.tags)
-    prepared = [prepare(g, pr.prune(g), vocab, pr.trace.labels.index, int(tokens.tok_off[i]), gold=True,
+    prepared = [pass2_sentence(g, pr.prune(g), vocab, pr.trace.labels.index, int(tokens.tok_off[i]), gold=True,
                         protect_gold=i < len(short_train), rules=rules)
                 for i, g in enumerate(sents)]
     return dict(pr=pr, vocab=vocab, rules=rules, graphs=sents, tokens=tokens, sents=prepared,
@@ -76,8 +82,22 @@ def test_score_tables_equal_plain_python(setting, augment, backoff):
     w = np.random.default_rng(3).normal(size=model.n_weights)
     weights = LossWeights()
     for s in setting["sents"][:6]:
-        tables, s_plain, t_plain = model.tables(s, setting["tokens"], plain_read_args(w), augment, weights)
-        want = naive.pass2_label_tables(s, setting["tokens"], w, model.hk, augment, weights, model.back)
+        tables, s_plain, t_plain = model.scored_tables(s, setting["tokens"], plain_read_args(w), augment, weights)
+        want = naive.pass2_label_tables(s, setting["tokens"], w, model.hashing, augment, weights)
+        # the kernels read a learner's bare read_args tuple and its WeightView alike
+        again = model.tables(s, setting["tokens"], WeightView(*plain_read_args(w)), augment, weights)
+        for key in ("s_best", "s_lab", "t_best", "t_lab"):
+            np.testing.assert_array_equal(getattr(again, key), getattr(tables, key))
+        # every candidate's plain score (pass 3's pruning reads them) is its label's best when it wins
+        scores = model.candidate_scores(s, setting["tokens"], plain_read_args(w))
+        for k in range(s.pc.shape[0]):
+            for j in range(s.cand_off[k], s.cand_off[k + 1]):
+                plain = (s_plain if s.cand_kind[j] == 0 else t_plain)[k]
+                won = (tables.s_lab if s.cand_kind[j] == 0 else tables.t_lab)[tables.pair_off[s.pc[k], s.pp[k]]]
+                if won == s.cand_lab[j]:
+                    assert scores[j] == plain
+                if not augment:
+                    assert scores[j] <= plain
         for k, best in enumerate(want):
             off = tables.pair_off[s.pc[k], s.pp[k]]
             assert tables.s_lab[off] == best[0][1] and tables.t_lab[off] == best[1][1]
@@ -171,7 +191,7 @@ def test_parallel_batch_decoding_gives_the_serial_gradient(setting):
     np.testing.assert_array_equal(a.idx, b.idx)
     np.testing.assert_array_equal(a.val, b.val)
     # dev evaluation in threads scores what the serial one does
-    from plgraph.parser.training import PreparedCorpus, evaluate_pass2
+    from plgraph.parser.training.corpus import PreparedCorpus, evaluate_pass2
 
     dev = PreparedCorpus(setting["sents"][setting["n_train"]:], setting["tokens"])
     one = evaluate_pass2(model, lrn.read_args(), dev, setting["rules"], threads=1)
@@ -186,7 +206,7 @@ def test_a_malformed_graph_is_skipped_and_named(setting):
     and says which and why; the others are prepared."""
     import copy
 
-    from plgraph.parser.training import prepare_corpus
+    from plgraph.parser.training.corpus import prepare_corpus
 
     good = setting["graphs"][:3]
     bad = copy.deepcopy(good[1])
@@ -197,3 +217,86 @@ def test_a_malformed_graph_is_skipped_and_named(setting):
     out = prepare_corpus([good[0], bad, good[2]], setting["pr"], setting["vocab"], training=False)
     assert [s.id for s in out.sents] == [good[0].id, good[2].id]
     assert len(out.skipped) == 1 and out.skipped[0][0] == "wsj_bad.1" and "XP_7" in out.skipped[0][1]
+
+
+# -- the scorer seam ---------------------------------------------------------------------------
+def test_both_passes_are_pass_scorers(setting):
+    """Pass2Model and Pass3Model offer the interface of plgraph.parser.scoring.scorer;
+    pass 2 also what pass 3's pruning reads."""
+    from plgraph.parser.scoring import pass3 as P3
+
+    model2 = Pass2Model(setting["vocab"], Pass2Config(bits=12))
+    model3 = P3.Pass3Model(setting["vocab"], P3.SpineInventory(setting["pr"].spine.labels.items, setting["vocab"]),
+                           P3.Pass3Config(bits=12))
+    assert isinstance(model2, PassScorer) and isinstance(model2, Pass2Scorer)
+    assert isinstance(model3, PassScorer) and not isinstance(model3, Pass2Scorer)
+    assert not isinstance(object(), PassScorer)
+
+
+class HandScorer:
+    """A scorer of a 2-word sentence (chart points 0, 1, ROOT 2) implementing only
+    :class:`PassScorer`, from hand-made score tables: structural edges 0->1 0.5,
+    1->0 2.0, 0->ROOT 1.0, 1->ROOT 0.7 (labels 10..13), trace edges 0->1 -1.0 and
+    1->0 0.25 (labels 20, 21).  Its "features" are the labels of a graph's edges."""
+
+    S = {(0, 1): (0.5, 10), (1, 0): (2.0, 11), (0, 2): (1.0, 12), (1, 2): (0.7, 13)}
+    T = {(0, 1): (-1.0, 20), (1, 0): (0.25, 21)}
+    config = SimpleNamespace(beam=0, cube=0)
+    n_weights = 32
+
+    def tables(self, sent, tokens, read_args, augment=False, weights=LossWeights()):
+        N = sent.N
+        pairs = sorted(set(self.S) | set(self.T))
+        pair_off = np.full((N, N), -1, np.int64)
+        none = (-np.inf, -1)
+        for k, cp in enumerate(pairs):
+            pair_off[cp] = k
+        s_best, s_lab = (np.array(x) for x in zip(*[self.S.get(cp, none) for cp in pairs]))
+        t_best, t_lab = (np.array(x) for x in zip(*[self.T.get(cp, none) for cp in pairs]))
+        return ChartTables(np.ones(N, np.int64), np.zeros(N), pair_off, s_best, s_lab.astype(np.int64), t_best,
+                           t_lab.astype(np.int64))
+
+    def decode(self, sent, tokens, read_args=None, rules=None, *, augment=False, weights=LossWeights(), beam=None,
+               cube=None):
+        res = decode_chart(self, sent, tokens, read_args, rules, augment=augment, weights=weights, beam=beam,
+                           cube=cube)
+        table = {**{(c, p, "S"): v for (c, p), v in self.S.items()}, **{(c, p, "T"): v for (c, p), v in self.T.items()}}
+        model = sum(table[e][0] for e in res.edges)
+        loss = float(len(set(res.edges.items()) ^ set(sent.gold_edges.items()))) if augment else 0.0
+        return Decoded(res, model, loss, None, score_mismatch(res, model, 0.0))
+
+    def structure_features(self, sent, tokens, decoded, sign):
+        labels = [lab for *_, lab in predicted_edges(decoded.result)] if decoded is not None else \
+            list(sent.gold_edges.values())
+        return np.array(labels, np.int64), np.full(len(labels), float(sign))
+
+    def stored_arrays(self):
+        return {}
+
+    def take_positive(self, sents, tokens):
+        return None
+
+    def with_config(self, config):
+        return self
+
+
+def test_a_foreign_scorer_decodes_and_trains_through_the_same_path():
+    """A scorer that implements only the protocol, with hand-made tables, is decoded by
+    the passes' decode path (decode_chart) to the best structure by hand -- 0 -> ROOT and
+    1 -> 0 with its trace 1 -> 0 (the pair's two kinds are chosen independently):
+    1.0 + 2.0 + 0.25 -- and the shared gradient of both passes runs on it: phi(y_hat) -
+    phi(gold) with its loss."""
+    scorer = HandScorer()
+    assert isinstance(scorer, PassScorer)
+    sent = SimpleNamespace(id="hand", n=2, N=3, gold=None, gold_items=None,
+                           gold_edges={(0, 1, "S"): 10, (1, 2, "S"): 13})
+    d = scorer.decode(sent, None)
+    assert d.result.parsed and not d.mismatch
+    assert d.result.score == pytest.approx(3.25)
+    assert d.result.edges == {(0, 2, "S"): 12, (1, 0, "S"): 11, (1, 0, "T"): 21}
+    learner = SimpleNamespace(read_args=lambda: None)
+    stats = {}
+    g = structure_gradient(scorer, [sent, sent], None, learner, None, stats=stats)
+    assert g.loss == 2 * 5.0 and stats["sentences"] == 2 and stats["mismatches"] == 0
+    assert g.idx.tolist() == [12, 11, 21, 10, 13] * 2
+    assert g.val.tolist() == [1.0, 1.0, 1.0, -1.0, -1.0] * 2

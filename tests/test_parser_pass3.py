@@ -1,4 +1,4 @@
-"""Pass 3 (plgraph.parser.pass3): spines x labels, score tables, decode checks against
+"""Pass 3 (plgraph.parser.scoring.pass3): spines x labels, score tables, decode checks against
 brute force, learning, and the pass-2 pruning."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 import naive
 from plgraph.learn import make_learner, run_epoch
 from plgraph.learn.learners import plain_read_args
-from plgraph.parser import pass2 as P2
-from plgraph.parser import pass3 as P3
-from plgraph.parser.tables import LossWeights
+from plgraph.parser.scoring import pass2 as P2
+from plgraph.parser.scoring import pass3 as P3
+from plgraph.parser.chart.tables import LossWeights
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def setting(parser_base):
     tiny = [g for g in train if 2 <= len(g) <= 4][:6]
     graphs = short_train + short_dev + tiny
     tokens = encode_tokens([encode_graph(g) for g in graphs], pr.normaliser, pr.tags)
-    s2 = [P2.prepare(g, pr.prune(g), vocab, pr.trace.labels.index, int(tokens.tok_off[i]), gold=True,
+    s2 = [P2.pass2_sentence(g, pr.prune(g), vocab, pr.trace.labels.index, int(tokens.tok_off[i]), gold=True,
                      protect_gold=i < len(short_train), rules=rules) for i, g in enumerate(graphs)]
     # a quickly trained pass 2 (3 epochs on the short train sentences) to prune with
     m2 = P2.Pass2Model(vocab, P2.Pass2Config(bits=18))
@@ -40,9 +40,9 @@ def setting(parser_base):
                   batch_size=5, rng=np.random.default_rng(epoch), epoch=epoch, progress=False)
     lrn.catch_up()
     ra2 = plain_read_args(lrn.w.copy())
-    p2 = [P3.pass2_pruning(m2, s, tokens, ra2, rules) for s in s2]
+    p2 = [P2.pass2_pruning(m2, s, tokens, ra2, rules) for s in s2]
     cfg = P3.Pass3Config(bits=18, ratio_s=0.75, ratio_t=0.75, trace_bias=0.0)
-    s3 = [P3.prepare(g, s, o, pr.prune(g), inv, vocab, pr.spine.labels.items, cfg, gold=True,
+    s3 = [P3.pass3_sentence(g, s, o, pr.prune(g), inv, vocab, pr.spine.labels.items, cfg, gold=True,
                      protect_gold=i < len(short_train), rules=rules)
           for i, (g, s, o) in enumerate(zip(graphs, s2, p2))]
     return dict(pr=pr, vocab=vocab, rules=rules, inv=inv, graphs=graphs, tokens=tokens, s2=s2, p2=p2, s3=s3,
@@ -132,7 +132,7 @@ def test_hindex_equals_its_twin_and_pools_the_unseen_pairs():
     """The weight index of (key, label) equals the plain-Python twin with and without a
     positive bitmap; without one it is the pruners' ``windex``; with one, pairs whose bit
     is set stay among the 2^bits weights and the others land in the pool after them."""
-    from plgraph.parser._pass2 import hash_kernel_args, hindex
+    from plgraph.parser.scoring._pass2 import hash_kernel_args, hindex
     from plgraph.pruners._kernels import windex
 
     rng = np.random.default_rng(3)
@@ -195,8 +195,7 @@ def test_exhaustive_decode_equals_brute_force(setting, augment, pool):
         if s.gold is None or s.n > 4 or np.prod(s.nsp) > 32:
             continue
         d = model.decode(s, tokens, args, rules, augment=augment, beam=0, cube=0)
-        S, T, sp = naive.pass3_scores(s, tokens, w, model.hk, setting["vocab"], setting["inv"].identities,
-                                        model.back)
+        S, T, sp = naive.pass3_scores(s, tokens, w, model.hashing, setting["vocab"], setting["inv"].identities)
         gold = (s.gold.s, s.gold.t, list(s.gold.spine)) if augment else None
         want = naive.NaiveGraphParser(s.n, rules).solve(S, T, sp, s.nsp, gold)
         assert d.result.score == pytest.approx(want.best, rel=1e-9, abs=1e-9), s.id
@@ -238,8 +237,8 @@ def test_training_lowers_the_loss_and_beats_zero_weights(setting):
     no failed parse beyond the sentences whose gold is out of reach); attachments and
     spines of the training sentences beat the zero-weight parser's (whose spines are the
     classifier's first choice).  (30 sentences say little about dev: the full run's dev
-    figures are in bench/RESULTS.md.)"""
-    from plgraph.parser.cascade import Prepared3, evaluate_pass3
+    figures are in docs/results.md.)"""
+    from plgraph.parser.training.cascade import Prepared3, evaluate_pass3
 
     cfg = setting["cfg"]
     model = P3.Pass3Model(setting["vocab"], setting["inv"], cfg)
@@ -267,8 +266,8 @@ def test_ratio_tuning_keeps_the_asked_fraction(setting):
     """The tuned ratio keeps at least the asked share of the gold structural edges pass 2
     can build (or is 0), counted here from the prepared pass-3 sentences' candidates;
     asking for more recall never raises the ratio."""
-    from plgraph.parser.cascade import tune_ratios
-    from plgraph.parser.training import PreparedCorpus
+    from plgraph.parser.training.cascade import tune_ratios
+    from plgraph.parser.training.corpus import PreparedCorpus
 
     lo, hi = setting["n_train"], setting["n_train"] + setting["n_dev"]
     corpus = PreparedCorpus(setting["s2"][lo:hi], setting["tokens"])
@@ -279,7 +278,7 @@ def test_ratio_tuning_keeps_the_asked_fraction(setting):
         cfg = replace(setting["cfg"], ratio_s=r["ratio_s"], ratio_t=r["ratio_t"])
         kept = gold = 0
         for g, s2, o in zip(setting["graphs"][lo:hi], corpus.sents, outs):
-            s3 = P3.prepare(g, s2, o, setting["pr"].prune(g), setting["inv"], setting["vocab"],
+            s3 = P3.pass3_sentence(g, s2, o, setting["pr"].prune(g), setting["inv"], setting["vocab"],
                             setting["pr"].spine.labels.items, cfg, gold=True, protect_gold=False)
             cands = {(int(s3.pc[k]), int(s3.pp[k])): set(s3.cand_lab[s3.cand_off[k]:s3.cand_off[k + 1]].tolist())
                      for k in range(s3.pc.shape[0])}
@@ -302,8 +301,8 @@ def test_spine_top_check_keeps_spines_that_agree_with_pass_2(setting):
     on = setting["cfg"]
     off = replace(on, spine_top_check=False, max_spines=0)
     for g, s2, o in zip(setting["graphs"][lo:], setting["s2"][lo:], setting["p2"][lo:]):
-        a = P3.prepare(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, on)
-        b = P3.prepare(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, off)
+        a = P3.pass3_sentence(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, on)
+        b = P3.pass3_sentence(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, off)
         keep = o.kept(s2, on.ratio_s, on.ratio_t)
         for w in range(a.n):
             tops = {vocab.labels[int(s2.cand_lab[j])].child for j in range(s2.cand_lab.shape[0])
@@ -320,7 +319,7 @@ def test_relaxed_preparation_keeps_every_buildable_label(setting):
     build, but traces below ``trace_prob``) and up to RELAXED_SPINES spines a word, so
     its candidates contain the tuned preparation's and its spine options are at most that many (plus none added for gold:
     dev sentences are not protected)."""
-    from plgraph.parser.cascade import Prepared3, relaxed_sentence
+    from plgraph.parser.training.cascade import Prepared3, relaxed_sentence
 
     inv, pr, vocab, cfg = setting["inv"], setting["pr"], setting["vocab"], setting["cfg"]
     relax = P3.relaxed(cfg)
@@ -384,7 +383,7 @@ def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
     """The tuned bias is the grid's best unlabelled trace F1 (nearest 0 on ties), or with
     a precision floor the best recall among the points reaching it (the best F when none
     does), and each curve row is evaluate_pass3's at that bias."""
-    from plgraph.parser.cascade import Prepared3, evaluate_pass3, tune_trace_bias
+    from plgraph.parser.training.cascade import Prepared3, evaluate_pass3, tune_trace_bias
 
     vocab, inv, pr = setting["vocab"], setting["inv"], setting["pr"]
     tokens, rules = setting["tokens"], setting["rules"]
@@ -393,7 +392,7 @@ def test_trace_bias_tuning_picks_the_best_trace_f1(setting):
     w = np.random.default_rng(3).normal(scale=0.3, size=model.n_weights)
     args = plain_read_args(w)
     lo = setting["n_train"]
-    corpus = Prepared3([P3.prepare(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, cfg, gold=True,
+    corpus = Prepared3([P3.pass3_sentence(g, s2, o, pr.prune(g), inv, vocab, pr.spine.labels.items, cfg, gold=True,
                                    protect_gold=False, rules=rules)
                         for g, s2, o in zip(setting["graphs"][lo:], setting["s2"][lo:], setting["p2"][lo:])], tokens)
     grid = (0.0, -0.5, 0.5, 2.0)
@@ -425,7 +424,7 @@ def test_attachment_node_las_counts_the_parent_node_only(setting):
     left without such a swap; spines and traces as gold."""
     from types import SimpleNamespace
 
-    from plgraph.parser.cascade import Prepared3, evaluate_pass3
+    from plgraph.parser.training.cascade import Prepared3, evaluate_pass3
 
     vocab, inv = setting["vocab"], setting["inv"]
     same_parent = {}
@@ -497,8 +496,8 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
                 for k in range(s2.pc.shape[0]) for j in range(s2.cand_off[k], s2.cand_off[k + 1])}
         args = (g, s2, o, pruned, inv, vocab, pr.spine.labels.items)
         kw = dict(gold=True, protect_gold=training)
-        base = P3.prepare(*args, replace(cfg, trace_prob=0.0), **kw)
-        tight = P3.prepare(*args, replace(cfg, trace_prob=tau), **kw)
+        base = P3.pass3_sentence(*args, replace(cfg, trace_prob=0.0), **kw)
+        tight = P3.pass3_sentence(*args, replace(cfg, trace_prob=tau), **kw)
         gold = {(c, p, int(base.gold.t[c, p])) for c, p, _ in labels(base) if base.gold.t[c, p] >= 0} if training \
             else set()
         want = {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob.get(e, 0.0) >= tau or e in gold}
@@ -509,7 +508,7 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
         assert np.array_equal(tight.sp_id, base.sp_id) and np.array_equal(tight.sp_off, base.sp_off)
         dropped += len(labels(base)) - len(want)
         kept += sum(1 for e in want if vocab.kind[e[2]] == 1)
-        top = P3.prepare(*args, replace(cfg, trace_prob=1.0), **kw)
+        top = P3.pass3_sentence(*args, replace(cfg, trace_prob=1.0), **kw)
         assert labels(top) == {e for e in labels(base) if vocab.kind[e[2]] == 0 or prob[e] >= 1.0}
     assert dropped > 0 and kept > 0 and gold_traces > 0
     with pytest.raises(ValueError, match="trace_prob 1.5: expected a probability"):

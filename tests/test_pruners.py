@@ -15,7 +15,7 @@ from plgraph.pruners import _kernels as K
 from plgraph.pruners._chart import span_max_marginals
 from plgraph.pruners.classifiers import SpineClassifier, TraceClassifier, encode
 from plgraph.pruners.data import Vocabulary, WordNormaliser, sentence_data, shape
-from plgraph.pruners.pipeline import keep_threshold, trace_keep
+from plgraph.pruners.model import keep_threshold, trace_keep
 
 
 def test_word_normalisation():
@@ -167,7 +167,7 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     assert doc["spines_reachable_recall_pct"] >= 99.5
     assert 0 < doc["cells_kept_pct"] <= 100 and 0 < doc["edges_kept_pct"] < doc["edge_pairs_kept_pct"]
     # the seed's definition: kept pairs x their structural EITHER labels over sum n^2 x all labels
-    from plgraph.parser.labels import LabelVocab
+    from plgraph.parser.scoring.labels import LabelVocab
 
     vocab = LabelVocab.from_graphs(train)
     seed = pruning_stats(loaded, dev, label_vocab=vocab)

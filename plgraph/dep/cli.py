@@ -20,12 +20,8 @@ import json
 import sys
 import time
 
-from ..cliargs import finite_float, positive_int
+from ..cliargs import finite_float, positive_int, progress_of
 from ..dist.cli import add_dask_options, add_resume_option
-
-
-def _progress(args):
-    return args.progress if args.progress is not None else sys.stderr.isatty()
 
 
 def fraction(text: str) -> float:
@@ -134,7 +130,7 @@ def cmd_train(args) -> int:
             res = train(train_sents, dev_sents, args.model, config, learner=args.learner,
                         learner_options=given_opts, epochs=epochs, batch_size=args.batch_size, threads=args.threads,
                         seed=args.seed, prune_tolerance=None if args.no_prune else DEFAULT_PRUNE_TOLERANCE,
-                        resume=args.resume, progress=_progress(args),
+                        resume=args.resume, progress=progress_of(args),
                         log=lambda s: print(s, file=sys.stderr, flush=True), client=client)
     best = next((r for r in res.history if r["epoch"] == res.best_epoch), None)
     last = res.history[-1]["epoch"] if res.history else 0

@@ -1,6 +1,7 @@
 """Bracket scoring exactly as the C program EVALB (Sekine & Collins; 2006 version).
 
-The oracle is ``evalb.c`` of ``../shared/design/reference-evalb/`` (README, PROVENANCE.md);
+The oracle is the C program ``evalb.c`` (Sekine & Collins' 2006 release, which the tests
+compile and run beside this module);
 this module follows its algorithm step for step, and :meth:`EvalbResult.report` prints
 the C program's standard output character for character (per-sentence table, total
 line, the ``-- All --`` and ``-- len<=N --`` summaries).

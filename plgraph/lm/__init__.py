@@ -11,14 +11,16 @@
 
 Modules: :mod:`~plgraph.lm.text` (reading, vocabulary), :mod:`~plgraph.lm.counts`
 (n-gram counts as sorted arrays), :mod:`~plgraph.lm.discounts`,
-:mod:`~plgraph.lm.model` (KN family), :mod:`~plgraph.lm.plre`,
+:mod:`~plgraph.lm.base` (the base class every model shares), :mod:`~plgraph.lm.model`
+(KN family, loading), :mod:`~plgraph.lm.plre`,
 :mod:`~plgraph.lm.arpa`, :mod:`~plgraph.lm.experiments` (tables and figures of
 the notebook), :mod:`~plgraph.lm.corpora`; numba kernels in ``_kernels``.
 """
 from .arpa import ExportError, write_arpa
+from .base import Evaluation, LanguageModel
 from .corpora import LM_CORPORA, LMCorpus, brown_protocol, lm_corpus
 from .counts import NGramCounts, count_ngrams
-from .model import KN_METHODS, METHODS, Evaluation, KNModel, LanguageModel, estimate_kn, load_model
+from .model import KN_METHODS, METHODS, KNModel, estimate_kn, load_model
 from .plre import DEFAULT_CONFIG, PLREConfig, PLREModel, Term, estimate_plre
 from .text import LMTextError, TokenStream, Vocabulary, encode, parse_sentences, read_sentences
 from .train import train

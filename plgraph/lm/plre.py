@@ -61,7 +61,7 @@ import numpy as np
 from .counts import NGramCounts
 from .discounts import plre_term_discounts
 from .io import Inconsistent, check_ptr, take
-from .model import LanguageModel, level_discounts, lookup_ngrams, ngram_ids, unigram_level
+from .base import LanguageModel, level_discounts, lookup_ngrams, ngram_ids, unigram_level
 from .text import BOS_ID, Vocabulary
 
 #: non-zeros per kernel call (times restarts and iterations: progress/interrupt granularity)

@@ -2,7 +2,7 @@
 
 ``KENLM_BROWN``: KenLM 0.3.0 ``lmplz -o N`` + ``query`` on the Brown protocol
 (design notes §5, measured by the notes' author; our own KenLM runs are in
-``bench/RESULTS.md``).  ``KENLM_BROWN_TRIGRAM_DISCOUNTS``: the discounts lmplz
+``docs/results.md``).  ``KENLM_BROWN_TRIGRAM_DISCOUNTS``: the discounts lmplz
 printed for the order-3 model (order: D1, D2, D3+).
 
 ``SEED``: the numbers the seed's text states (its tables are not in the seed

@@ -1,25 +1,57 @@
-"""The graph parser (seed 000, "Inference"): one scored 1EC chart kernel for every pass.
+"""The graph parser with traces (seed 000): train a model folder, load it, parse, measure.
 
-* :mod:`plgraph.parser.tables` -- what the chart reads about a sentence (spine options,
-  best-label arc scores per spine pair, the Hamming loss of training, coarse masks);
-* :mod:`plgraph.parser.chart` -- :func:`parse_chart`: Viterbi with back-pointers, sub-beams and
-  cube pruning, outside scores and max-marginals (kernels in :mod:`plgraph.parser._chart` and
-  :mod:`plgraph.parser._beam`);
-* :mod:`plgraph.parser.pass1b` -- pass 1b, the chart in projective mode over the arc pass's
-  scores: the item max-marginals pass 2 prunes against;
-* :mod:`plgraph.parser.gold` -- the items of a gold graph's derivation (gold protection);
-* :mod:`plgraph.parser.labels` -- the edge labels of passes 2 and 3 and their candidate sets;
-* :mod:`plgraph.parser.pass2` -- pass 2's candidates, scores (kernels in
-  :mod:`plgraph.parser._pass2`), checked decodes and gradients;
-  :mod:`plgraph.parser.training` trains and measures it.
+::
+
+    from plgraph.parser import Parser, TrainConfig, train, evaluate_split
+    folder = train(TrainConfig(model_dir="runs/parser"))        # the whole pipeline
+    parser = Parser.load(folder)
+    result = parser.parse_result("Who did you see ?".split())   # tags from the model's tagger
+    print(result.tree.to_string())                              # PTB tree, null elements and co-indices
+
+The package's folders show its structure:
+
+* :mod:`~plgraph.parser.chart` -- the 1EC chart, the one dynamic program every pass runs;
+* :mod:`~plgraph.parser.scoring` -- edge labels and the scorers of passes 2 and 3 (the
+  interface a scorer offers is :class:`~plgraph.parser.scoring.scorer.PassScorer`);
+* :mod:`~plgraph.parser.training` -- :func:`train` and its parts;
+* :mod:`~plgraph.parser.model` -- the model folder (:class:`ParserModel`);
+* :mod:`~plgraph.parser.parsing` -- :class:`Parser`, the POS tagger, input readers, Dask jobs;
+* :mod:`~plgraph.parser.analysis` -- :func:`evaluate_split`, :func:`split_stats`, errors, plots;
+* :mod:`~plgraph.parser.cli` -- the command line, which only calls the above.
+
+The names below are imported on first use, so that the command line starts without
+loading numba.
 """
-from .chart import ChartResult, parse_chart
-from .gold import gold_item_ids
-from .labels import Label, LabelVocab
-from .pass1b import Pass1b, chart_arc_scores, run_pass1b
-from .pass2 import Pass2Config, Pass2Model, prepare
-from .tables import ChartTables, Gold, LossWeights, arc_score_tables, dense_tables
+from __future__ import annotations
 
-__all__ = ["ChartResult", "parse_chart", "gold_item_ids", "Pass1b", "chart_arc_scores", "run_pass1b", "ChartTables",
-           "Gold", "LossWeights", "arc_score_tables", "dense_tables", "Label", "LabelVocab", "Pass2Config", "Pass2Model",
-           "prepare"]
+import importlib
+
+#: the names ``plgraph.parser`` exports and the modules that define them
+_EXPORTS = {
+    ".analysis.evaluate": ("evaluate_split", "format_evaluation"),
+    ".analysis.stats": ("split_stats", "format_split_stats"),
+    ".model": ("ParserModel",),
+    ".notebook_model": ("notebook_parser",),
+    ".parsing.inputs": ("read_input",),
+    ".parsing.parser": ("Parser", "ParseResult"),
+    ".scoring.pass2": ("Pass2Config",),
+    ".scoring.pass3": ("Pass3Config",),
+    ".training.pipeline": ("TrainConfig", "train"),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    """An exported name, imported from its module on first use."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

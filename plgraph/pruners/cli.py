@@ -5,11 +5,7 @@ import json
 import sys
 import time
 
-from ..cliargs import finite_float, positive_int
-
-
-def _progress(args):
-    return args.progress if args.progress is not None else sys.stderr.isatty()
+from ..cliargs import finite_float, positive_int, progress_of
 
 
 def _graphs(split, ptb, progress):
@@ -21,7 +17,7 @@ def _graphs(split, ptb, progress):
 
 def _train(args) -> int:
     """Check the folder is writable and free (not locked by another run) before the
-    corpora are read, then train (see :func:`plgraph.pruners.pipeline.train_pruners`)."""
+    corpora are read, then train (see :func:`plgraph.pruners.training.train_pruners`)."""
     from ..atomic import check_writable_dir
     from ..lock import folder_lock
 
@@ -35,14 +31,16 @@ def _train(args) -> int:
 def _train_locked(args, client=None) -> int:
     from dataclasses import fields
 
-    from .pipeline import PrunerConfig, train_pruners
+    from .model import PrunerConfig
+
+    from .training import train_pruners
 
     cfg = PrunerConfig()
     overrides = {f.name: getattr(args, f.name) for f in fields(PrunerConfig)
                  if getattr(args, f.name, None) is not None}
     cfg = PrunerConfig(**{**cfg.__dict__, **overrides})
     start = time.perf_counter()
-    progress = _progress(args)
+    progress = progress_of(args)
     train, bad_tr = _graphs("train", args.ptb, progress)
     dev, bad_dv = _graphs("dev", args.ptb, progress)
     if args.limit:
@@ -57,17 +55,18 @@ def _train_locked(args, client=None) -> int:
 
 def _stats(args) -> int:
     from ..atomic import atomic_text
-    from .pipeline import Pruners, pruning_stats
+    from .measure import pruning_stats
+    from .model import Pruners
 
     if args.json:
         from ..atomic import check_writable
 
         check_writable(args.json)
     pr = Pruners.load(args.model_dir)
-    from ..parser.labels import LabelVocab
+    from ..parser.scoring.labels import LabelVocab
 
-    graphs, bad = _graphs(args.split, args.ptb, _progress(args))
-    vocab = LabelVocab.from_graphs(_graphs("train", args.ptb, _progress(args))[0])   # the seed's edge labels
+    graphs, bad = _graphs(args.split, args.ptb, progress_of(args))
+    vocab = LabelVocab.from_graphs(_graphs("train", args.ptb, progress_of(args))[0])   # the seed's edge labels
     doc = pruning_stats(pr, graphs, curves=args.curves, label_vocab=vocab)
     doc["split"] = args.split
     doc["seed_operating_points"] = {"edges_kept_pct": 0.302, "cells_kept_pct": 53.0, "traces_kept_pct": 6.0,

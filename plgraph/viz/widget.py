@@ -101,7 +101,7 @@ class Explorer:
         Graphs over the same words (e.g. a parser's output), matched by id;
         shown with right/wrong/missing colouring when "compare" is ticked, and
         filterable by error type (the "errors" dropdown: a sentence whose overlay
-        has an error of that kind, :func:`plgraph.parser.analysis.sentence_errors`;
+        has an error of that kind, :func:`plgraph.parser.analysis.errors.sentence_errors`;
         "exact": none).
     outdir : folder where "Save" writes SVG and PNG (default
         :func:`default_figures_dir`).
@@ -179,7 +179,7 @@ class Explorer:
     # -- filtering and navigation -------------------------------------------------------------
     def _error_counts(self) -> dict:
         """Per sentence with an overlay graph over the same words: its error counts."""
-        from ..parser.analysis import sentence_errors
+        from ..parser.analysis.errors import sentence_errors
 
         out = {}
         for sid, g in self.by_id.items():

@@ -1,0 +1,313 @@
+"""``python -m plgraph parse`` and ``python -m plgraph parser evaluate|tagger``.
+
+::
+
+    python -m plgraph parse --model-dir M IN [IN ...] [--in ptb|tagged|text] [--out PATH] [--to ptb|shp]
+                            [--gold-tags|--predicted-tags] [--jobs N] [--max-words N] [--root TOP|ROOT]
+    python -m plgraph parser evaluate --model-dir M --split dev|test [--gold-tags|--predicted-tags]
+                                      [--json PATH] [--jobs N] [--limit K]
+    python -m plgraph parser tagger --model-dir M      # (re)train the folder's POS tagger
+
+``parse`` reads sentences from one or more files (:mod:`plgraph.parser.parsing.inputs`), parses them
+(:class:`~plgraph.parser.parsing.parser.Parser`) and writes one PTB tree a line (null elements and
+co-indices; root ``TOP`` by default, which EVALB's COLLINS.prm deletes) or SHP blocks.  Tags
+come from the input (``--in ptb|tagged``) unless ``--predicted-tags``; ``--in text`` is
+tagged by the model folder's POS tagger.  A sentence the parser cannot parse gets the
+reference's fallback parse; every such sentence, and every sentence the reader could not
+read, is listed on standard error.  Ctrl-C writes the sentences parsed so far to
+``PATH.partial`` (with ``--out``) and stops with exit status 130.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from ...cliargs import finite_float, positive_int, progress_of
+from ...dist.cli import (add_dask_options, add_resume_option, client_for, dask_state_dir, dask_summary,
+                        run_corpus_chunks, write_output)
+from ..parsing.output import render, tree_text
+
+
+def _report(results, bad, seconds: float, prog: str, unknown=None) -> None:
+    """The run's summary on standard error: counts by status (and of the unreadable
+    sentences skipped), every sentence not parsed by pass 3, every skipped one with
+    where it is, and the tags the model does not know (``unknown``: ``{tag: tokens}``)."""
+    from ..analysis.evaluate import status_counts
+
+    n = len(results)
+    counts = status_counts(results)
+    print(f"{prog}: {n} sentences in {seconds:.1f} s ({n / max(seconds, 1e-9):.2f} sentences/s); "
+          + ", ".join(f"{k} {v}" for k, v in counts.items()) + (f"; skipped {len(bad)} unreadable" if bad else ""),
+          file=sys.stderr)
+    if unknown:
+        print(f"{prog}: warning: {sum(unknown.values())} tokens have tags the model never saw in training, "
+              "parsed as unknown tags: " + ", ".join(f"{t} ({k})" for t, k in unknown.items()), file=sys.stderr)
+    for r in results:
+        if r.failed:
+            print(f"{prog}: fallback parse for {r.id}: {r.reason}", file=sys.stderr)
+        elif r.status in ("pass2", "pass1"):
+            print(f"{prog}: {r.id} not parsed by pass 3, {r.status}'s output kept: {r.reason}", file=sys.stderr)
+    for where, reason in bad:
+        print(f"{prog}: skipped unreadable sentence {where}: {reason}", file=sys.stderr)
+
+
+def cmd_parse(args) -> int:
+    """Parse ``IN`` (module docstring).  The model and the input are read, and the output
+    checked writable, before the first sentence is parsed."""
+    from ...atomic import atomic_text, check_writable
+    from ...errors import InputError
+    from ...learn.interrupts import check_interrupt, deferred_interrupts
+    from ..parsing.inputs import ParseInput, read_input
+
+    prog = "plgraph parse"
+    state = dask_state_dir(args, args.out)          # --resume checks, before any work
+    if args.out:
+        check_writable(args.out)
+    if args.input_format == "text" and args.gold_tags:
+        raise InputError("--gold-tags needs tagged input (--in ptb or --in tagged)")
+    data = ParseInput([])
+    for path in args.input:
+        part = read_input(path, args.input_format)
+        data.sentences += part.sentences
+        data.bad += part.bad
+    if not data.sentences:
+        _report([], data.bad, 0.0, prog)
+        raise InputError("no sentence could be read", source=", ".join(args.input))
+    parser = _load_parser(args)
+    items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
+    unknown = _unknown_tags(parser, items)
+    if args.dask is not None:
+        return _parse_on_dask(args, parser, items, data.bad, prog, state, unknown)
+    results, chunks = [], []
+    start = time.perf_counter()
+    try:
+        with deferred_interrupts():     # Ctrl-C stops between sentences, never inside a kernel
+            for r in parser.parse_many(items, jobs=args.jobs, progress=progress_of(args)):
+                results.append(r)
+                chunks.append(render(r, args.to, args.root))
+                if not args.out:
+                    sys.stdout.write(chunks[-1])
+                check_interrupt()
+    except KeyboardInterrupt:
+        if args.out and chunks:
+            atomic_text(args.out + ".partial", "".join(chunks))
+            print(f"{prog}: interrupted; the first {len(chunks)} sentences are in {args.out}.partial", file=sys.stderr)
+        raise
+    seconds = time.perf_counter() - start
+    if args.out:
+        atomic_text(args.out, "".join(chunks))
+    _report(results, data.bad, seconds, prog, unknown)
+    return 0
+
+
+def _unknown_tags(parser, items) -> dict:
+    """``{tag: tokens}`` of the given tags (``items``' tags; None = predicted) that the
+    model never saw in training, in order of first appearance."""
+    from collections import Counter
+
+    counts = Counter(t for _, tags, _ in items if tags is not None for t in tags)
+    return {t: counts[t] for t in parser.unknown_tags(counts)}
+
+
+def _parse_on_dask(args, parser, items, bad, prog, state, unknown=None) -> int:
+    """``parse --dask``: chunks of sentences parsed on the cluster (:mod:`plgraph.parser.parsing.jobs`),
+    the output assembled in input order -- byte for byte the serial run's -- and written
+    atomically; finished chunks wait in ``OUT.chunks`` for ``--resume`` until then."""
+    from ..parsing.jobs import Reported, parse_chunk, parse_spec, sentence_chunks
+
+    parser.check_tags(items)
+    spec = {**parse_spec(args.model_dir, args.max_words, decode_overrides(args)), "to": args.to, "root": args.root}
+    with client_for(args) as client:
+        run = run_corpus_chunks("parse", client, parse_chunk, spec, sentence_chunks(items, args.chunk_size), state,
+                                args, desc="parsing", unit="sentence")
+    records = [r for part in run.results for r in part]
+    write_output(args.out, "".join(r["text"] for r in records), state)
+    results = [Reported(r["id"], r["status"], r["reason"]) for r in records]
+    dask_summary("parse", run)
+    _report(results, bad, run.seconds, prog, unknown)
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    """Parse a split and score it (:func:`plgraph.parser.analysis.evaluate.evaluate_split`)."""
+    from ... import corpus
+    from ...atomic import atomic_json, check_writable
+    from ..analysis.evaluate import evaluate_split, format_evaluation
+
+    state = dask_state_dir(args, args.json or args.trees, "--json")        # --resume checks, before any work
+    for path in (args.json, args.trees):
+        if path:
+            check_writable(path)
+    parser = _load_parser(args)
+    c = corpus(args.split, args.ptb, progress=progress_of(args))
+    sentences = c.sentences()
+    if args.limit:
+        sentences = sentences[:args.limit]
+    for b in c.skipped:
+        print(f"plgraph parser evaluate: skipped unreadable sentence {b}", file=sys.stderr)
+    with client_for(args) as client:
+        parse_items = None if client is None else _EvaluateOnDask(args, client, state)
+        doc, results = evaluate_split(parser, sentences, predicted_tags=args.predicted_tags, jobs=args.jobs,
+                                      ceiling=not args.no_ceiling, progress=progress_of(args), parse_items=parse_items)
+    doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": len(c.skipped)})
+    if client is not None:
+        doc["dask_workers"] = parse_items.workers
+    if args.json:
+        atomic_json(args.json, doc)
+    if args.trees:
+        from ...atomic import atomic_text
+
+        atomic_text(args.trees, "".join(tree_text(r, "TOP") + "\n" for r in results))
+    if parse_items is not None:
+        from ...dist.chunks import remove_state
+
+        remove_state(state)         # only now: the results are written
+    sys.stdout.write(f"split {args.split}: " + format_evaluation(doc))
+    return 0
+
+
+class _EvaluateOnDask:
+    """``parse_items`` of :func:`~plgraph.parser.analysis.evaluate.evaluate_split` under ``--dask``:
+    chunks parsed on the cluster, kept beside ``--json`` (else ``--trees``) for
+    ``--resume``, the results rebuilt in input order."""
+
+    def __init__(self, args, client, state):
+        self.args, self.client, self.state, self.workers = args, client, state, 0
+
+    def __call__(self, items):
+        from ..parsing.jobs import evaluate_chunk, parse_spec, result_from_record, sentence_chunks
+
+        args = self.args
+        run = run_corpus_chunks("parser evaluate", self.client, evaluate_chunk,
+                                parse_spec(args.model_dir, args.max_words, decode_overrides(args)),
+                                sentence_chunks(items, args.chunk_size),
+                                self.state, args, desc="parsing", unit="sentence")
+        dask_summary("parser evaluate", run)
+        self.workers = run.workers
+        return [result_from_record(r) for part in run.results for r in part]
+
+
+def cmd_tagger(args) -> int:
+    """(Re)train the model folder's POS tagger on the train split (``--limit``: as the
+    folder was trained).  Every other file of the model is checked first
+    (:meth:`~plgraph.parser.model.ParserModel.load`); ``tagger.json`` is replaced, so a
+    damaged one does not stop it."""
+    from ... import corpus
+    from ...lock import folder_lock
+    from ..training.pipeline import train_tagger
+    from ..model import ParserModel
+
+    folder = ParserModel.load(args.model_dir, tagger=False).folder
+    with folder_lock(args.model_dir, "parser model folder"):
+        graphs = [s.graph for s in corpus("train", args.ptb, progress=progress_of(args))]
+        limit = folder.header.get("limit")
+        if limit:
+            graphs = [g for g in graphs if len(g) <= folder.max_words][:limit]
+        train_tagger(args.model_dir, graphs)
+        dev = [(s.graph.words, s.graph.tags) for s in corpus("dev", args.ptb)]
+    from ..parsing.tagger import FILE, PosTagger
+
+    acc = PosTagger.load(os.path.join(args.model_dir, FILE)).accuracy(dev)
+    print(f"POS tagger dev accuracy {acc:.2f}%")
+    return 0
+
+
+def _decode_options(p) -> None:
+    p.add_argument("--trace-bias", type=finite_float, default=None, metavar="B",
+                   help="pass 3's trace threshold, added to every trace edge's score (default: the model's)")
+    p.add_argument("--trace-prob", type=finite_float, default=None, metavar="P",
+                   help="pass 3 considers a trace only if the trace classifier gave it at least this "
+                        "probability (default: the model's; 0 = as the reference)")
+
+
+def decode_overrides(args) -> dict:
+    """Pass 3's decode settings given on the command line (``--trace-bias``, ``--trace-prob``;
+    InputError naming the option for a probability outside [0, 1])."""
+    from ..scoring.pass3 import check_trace_prob
+
+    given = {"trace_bias": getattr(args, "trace_bias", None), "trace_prob": getattr(args, "trace_prob", None)}
+    over = {k: float(v) for k, v in given.items() if v is not None}
+    if "trace_prob" in over:
+        check_trace_prob(over["trace_prob"], "--trace-prob")
+    return over
+
+
+def _load_parser(args):
+    """The model folder's :class:`~plgraph.parser.parsing.parser.Parser`, with pass 3's decode
+    settings of the command line (checked before the model is read).  Ctrl-C while it
+    loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled kernel or
+    a destructor would come out as a ``SystemError`` or be lost)."""
+    from ...learn.interrupts import deferred_interrupts
+    from ..parsing.parser import Parser
+
+    over = decode_overrides(args)
+    with deferred_interrupts():
+        parser = Parser.load(args.model_dir, max_words=args.max_words)
+    return parser.with_config3(**over) if over else parser
+
+
+def _tag_options(p) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--gold-tags", action="store_true",
+                   help="use the input's tags (the default for --in ptb|tagged, and for evaluate)")
+    g.add_argument("--predicted-tags", action="store_true",
+                   help="tag with the model folder's POS tagger (NLTK's averaged perceptron, trained on train)")
+
+
+def register(sub) -> None:
+    """The top-level ``parse`` command."""
+    from ..parsing.inputs import FORMATS
+    from ..parsing.parser import DEFAULT_MAX_WORDS
+
+    p = sub.add_parser("parse", help="parse sentences with a trained graph parser into PTB trees with traces, or SHP",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="IN", nargs="+", help="input files, parsed in order (- for standard input)")
+    p.add_argument("--model-dir", required=True, metavar="M", help="a folder of `python -m plgraph parser train`")
+    p.add_argument("--in", dest="input_format", default="ptb", choices=FORMATS,
+                   help="ptb: bracketed trees (default); tagged: word_TAG tokens a line; text: tokens a line")
+    p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
+    p.add_argument("--to", default="ptb", choices=["ptb", "shp"], help="output format (default ptb)")
+    p.add_argument("--root", default="TOP", choices=["TOP", "ROOT"],
+                   help="root label of output trees (default TOP, deleted by EVALB's COLLINS.prm)")
+    _tag_options(p)
+    _decode_options(p)
+    p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (threads; default 1)")
+    p.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
+                   help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    add_dask_options(p)
+    add_resume_option(p)
+    p.set_defaults(func=cmd_parse)
+
+
+def add_parser_commands(ps) -> None:
+    """``parser evaluate`` and ``parser tagger`` (``ps``: the ``parser`` sub-parsers)."""
+    from ..parsing.parser import DEFAULT_MAX_WORDS
+
+    e = ps.add_parser("evaluate", help="parse a split and score it: evalb, Johnson, trace edges, beside the seed")
+    e.add_argument("--model-dir", required=True, metavar="M")
+    e.add_argument("--split", default="dev", choices=["dev", "test"])
+    e.add_argument("--ptb", metavar="DIR", help="full LDC treebank (dev 22, test 23)")
+    _tag_options(e)
+    _decode_options(e)
+    e.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
+    e.add_argument("--trees", metavar="PATH", help="also write the parsed trees (TOP root), one a line")
+    e.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (default 1)")
+    e.add_argument("--limit", type=positive_int, default=None, metavar="K", help="only the first K sentences")
+    e.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
+                   help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
+    e.add_argument("--no-ceiling", action="store_true", help="skip the representation's ceiling")
+    e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    add_dask_options(e)
+    add_resume_option(e, "--json")
+    e.set_defaults(func=cmd_evaluate)
+    t = ps.add_parser("tagger", help="(re)train the model folder's POS tagger on the train split")
+    t.add_argument("--model-dir", required=True, metavar="M")
+    t.add_argument("--ptb", metavar="DIR")
+    t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    t.set_defaults(func=cmd_tagger)
+
+
+__all__ = ["register", "add_parser_commands", "cmd_parse", "cmd_evaluate", "cmd_tagger"]

@@ -1,0 +1,168 @@
+"""``python -m plgraph parser train|stats`` -- the graph parser's command line
+(``parser evaluate|tagger`` and ``plgraph parse``: :mod:`plgraph.parser.cli.parse`).
+
+::
+
+    python -m plgraph parser train --model-dir M [--pruners P] [--resume] [--overwrite] [--max-words 40]
+                                   [--epochs2 N] [--epochs3 N] [--limit K] [--ptb DIR] [--threads 2]
+    python -m plgraph parser stats --model-dir M [--split dev] [--json PATH]
+
+``train`` runs :func:`plgraph.parser.training.pipeline.train` (whose docstring says what
+it trains, how ``--resume`` and ``--overwrite`` behave, and what it refuses).  Every
+option of :class:`~plgraph.parser.scoring.pass2.Pass2Config` is ``--<field>2``
+(``--epochs2``, ``--bits2``, ``--eta2`` ...), of
+:class:`~plgraph.parser.scoring.pass3.Pass3Config` ``--<field>3`` (``--epochs3``,
+``--max-spines3``, ``--spine-top-check3 false`` ...); only the options given reach the
+config, so that a resumed run can tell them from the stored ones.
+
+``stats`` measures on a split what reaches pass 2 and how its decodes fare
+(:func:`plgraph.parser.analysis.stats.split_stats`), as a table and, with ``--json``, a
+JSON file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import MISSING, fields
+
+from ...cliargs import finite_float, non_negative_int, positive_int
+
+#: config fields where 0 is meaningful (``beam 0, cube 0``: exhaustive search)
+_ZERO_OK = ("beam", "cube")
+
+
+# -- options ------------------------------------------------------------------------------------
+def yes_no(text: str) -> bool:
+    """argparse type: ``true``/``false`` (also ``yes``/``no``, ``1``/``0``)."""
+    value = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    return value
+
+
+#: what ``--trace-bias3`` takes besides a number: tune it on dev after training
+TUNE = "tune"
+
+
+def float_or_tune(text: str):
+    """argparse type: a number, or ``tune`` (the field is tuned on dev: None)."""
+    if text.lower() == TUNE:
+        return TUNE
+    try:
+        return finite_float(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected a finite number or {TUNE!r}, got {text!r}") from None
+
+
+def add_config_options(p: argparse.ArgumentParser, config_cls, suffix: str, what: str) -> None:
+    """One option ``--<field><suffix>`` (underscores as dashes) per field of the dataclass
+    ``config_cls``, typed by its default; left out = the default, or the checkpoint's with
+    ``--resume``."""
+    for f in fields(config_cls):
+        default = f.default if f.default is not MISSING else None
+        kw: dict = {"dest": f"{f.name}{suffix}", "default": None, "metavar": f.name.upper(),
+                    "help": f"{what}: {f.name} (default {default})"}
+        if isinstance(default, bool):
+            kw.update(type=yes_no, metavar="BOOL")
+        elif isinstance(default, int):
+            kw["type"] = non_negative_int if f.name in _ZERO_OK else positive_int
+        elif f.name == "trace_bias":                            # a number, or tuned on dev
+            kw.update(type=float_or_tune, help=f"{what}: {f.name}, a number or {TUNE!r} (tuned on dev: the best "
+                                               f"trace recall at trace_precision; default {TUNE!r})")
+        elif isinstance(default, float) or default is None:     # None: tuned unless given (pass 3's ratios)
+            kw["type"] = finite_float
+        elif f.name == "reg":
+            kw["choices"] = ["l1", "l2"]
+        p.add_argument(f"--{f.name.replace('_', '-')}{suffix}", **kw)
+
+
+def given_config(args, config_cls, suffix: str) -> dict:
+    """The fields of ``config_cls`` given on the command line (only those)."""
+    given = {f.name: getattr(args, f"{f.name}{suffix}") for f in fields(config_cls)
+             if getattr(args, f"{f.name}{suffix}", None) is not None}
+    return {k: (None if v == TUNE else v) for k, v in given.items()}
+
+
+# -- train --------------------------------------------------------------------------------------
+def train_config(args):
+    """The :class:`~plgraph.parser.training.pipeline.TrainConfig` of ``parser train``'s options."""
+    from ..scoring.pass2 import Pass2Config
+    from ..scoring.pass3 import Pass3Config
+    from ..training.pipeline import TrainConfig
+
+    return TrainConfig(model_dir=args.model_dir, pruners=args.pruners, resume=args.resume, overwrite=args.overwrite,
+                       max_words=args.max_words, limit=args.limit, seed=args.seed, ptb=args.ptb, threads=args.threads,
+                       progress=args.progress, pass2=given_config(args, Pass2Config, "2"),
+                       pass3=given_config(args, Pass3Config, "3"), dask=args.dask, workers=args.workers)
+
+
+def _train(args) -> int:
+    """``parser train``: :func:`~plgraph.parser.training.pipeline.train`."""
+    from ..training.pipeline import train
+
+    train(train_config(args))
+    return 0
+
+
+# -- stats --------------------------------------------------------------------------------------
+def _stats(args) -> int:
+    """``parser stats``: :func:`~plgraph.parser.analysis.stats.split_stats`, the output
+    checked writable before any work."""
+    from ...atomic import atomic_text, check_writable
+    from ..analysis.stats import split_stats
+
+    if args.json:
+        check_writable(args.json)
+    doc = split_stats(args.model_dir, args.split, ptb=args.ptb, threads=args.threads, progress=args.progress,
+                      trace_bias_curve=args.trace_bias_curve)
+    if args.json:
+        atomic_text(args.json, json.dumps(doc, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+# -- registration -------------------------------------------------------------------------------
+def register(sub) -> None:
+    """Add the ``parser`` command: ``train`` and ``stats`` here, ``evaluate`` and ``tagger``
+    from :mod:`plgraph.parser.cli.parse`."""
+    from ...dist.cli import add_dask_options
+    from ..scoring.pass2 import Pass2Config
+    from ..scoring.pass3 import Pass3Config
+    from ..training.pipeline import RUN_DEFAULTS
+    from .parse import add_parser_commands
+
+    p = sub.add_parser("parser", help="the graph parser: train it into a model folder, measure it",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ps = p.add_subparsers(dest="parser_command", required=True)
+    t = ps.add_parser("train", help="train the coarse models (unless --pruners), pass 2 and pass 3 into a model folder")
+    t.add_argument("--model-dir", required=True, metavar="M")
+    t.add_argument("--pruners", metavar="P", help="trained coarse models (default: train them into M/pruners)")
+    t.add_argument("--resume", action="store_true", help="continue from the last finished epoch in M")
+    t.add_argument("--overwrite", action="store_true",
+                   help="M holds a finished model: train a new one that replaces it once complete (with --resume: "
+                        "continue such a run that was interrupted)")
+    t.add_argument("--max-words", dest="max_words", type=positive_int, default=None, metavar="N",
+                   help=f"train and score sentences of at most N words (default {RUN_DEFAULTS['max_words']})")
+    t.add_argument("--limit", type=positive_int, default=None, metavar="K",
+                   help="train on the first K train sentences of at most --max-words words only (also the coarse "
+                        "models trained here); labels and rules still come from the whole train split")
+    t.add_argument("--seed", type=int, default=None, help="shuffling seed (default 0)")
+    t.add_argument("--ptb", metavar="DIR", help="full LDC treebank (train 02-21, dev 22)")
+    t.add_argument("--threads", type=positive_int, default=2, metavar="N",
+                   help="threads decoding a batch and the dev sentences (default 2)")
+    t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    add_config_options(t, Pass2Config, "2", "pass 2")
+    add_config_options(t, Pass3Config, "3", "pass 3")
+    add_dask_options(t, chunks=None)
+    t.set_defaults(func=_train)
+    s = ps.add_parser("stats", help="what reaches pass 2 and how its decodes fare on a split")
+    s.add_argument("--model-dir", required=True, metavar="M")
+    s.add_argument("--split", default="dev", choices=["train", "dev", "test"])
+    s.add_argument("--ptb", metavar="DIR")
+    s.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    s.add_argument("--threads", type=positive_int, default=2, metavar="N", help="decoding threads (default 2)")
+    s.add_argument("--trace-bias-curve", action="store_true",
+                   help="also decode with each trace threshold of the tuning grid (pass 3's trace P/R curve)")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    s.set_defaults(func=_stats)
+    add_parser_commands(ps)

@@ -1,0 +1,5 @@
+"""Parsing with a trained model: :class:`~plgraph.parser.parsing.parser.Parser` (the
+cascade and its fallbacks, with the pass-1 baseline in
+:mod:`~plgraph.parser.parsing.baseline`), the decoded graph (``decode``), the POS tagger,
+input readers (``inputs``) and the Dask jobs of ``parse --dask`` (``jobs``).
+"""

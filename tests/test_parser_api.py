@@ -1,0 +1,80 @@
+"""The parser as a library: the names ``plgraph.parser`` exports, :class:`TrainConfig`,
+the command line turned into it, and the README's API example on the shared quick model
+(:func:`plgraph.parser.notebook_model.notebook_parser`)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from plgraph.parser.training.pipeline import TrainConfig
+
+
+def test_every_exported_name_resolves_and_importing_the_package_loads_no_numba():
+    import plgraph.parser as P
+
+    for name in P.__all__:
+        assert getattr(P, name) is not None, name
+    assert P.Parser.__module__ == "plgraph.parser.parsing.parser"
+    assert P.train.__module__ == "plgraph.parser.training.pipeline"
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        P.nope  # noqa: B018
+    code = "import sys, plgraph.parser, plgraph.parser.cli.train; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_train_config_refuses_fields_its_pass_configs_do_not_have():
+    with pytest.raises(ValueError, match=r"TrainConfig.pass2: nope not fields of Pass2Config"):
+        TrainConfig(model_dir="M", pass2={"nope": 1, "epochs": 2})
+    with pytest.raises(ValueError, match=r"TrainConfig.pass3: bits2 not fields of Pass3Config"):
+        TrainConfig(model_dir="M", pass3={"bits2": 18})
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        TrainConfig(model_dir="M", threads=0)
+
+
+def test_parser_train_options_become_the_train_config_with_only_the_options_given():
+    """Only the options given reach the config (a resumed run tells them from the stored
+    ones); ``--trace-bias3 tune`` is a given None (tuned on dev)."""
+    from plgraph.cli import build_parser
+    from plgraph.parser.cli.train import train_config
+
+    args = build_parser().parse_args(["parser", "train", "--model-dir", "M", "--epochs2", "3", "--trace-bias3",
+                                      "tune", "--limit", "5", "--spine-top-check3", "false", "--threads", "1"])
+    assert train_config(args) == TrainConfig(model_dir="M", limit=5, threads=1, pass2={"epochs": 3},
+                                             pass3={"trace_bias": None, "spine_top_check": False})
+    args = build_parser().parse_args(["parser", "train", "--model-dir", "M", "--resume", "--no-progress"])
+    config = train_config(args)
+    assert (config.resume, config.progress, config.pass2, config.pass3, config.max_words) == (True, False, {}, {}, None)
+
+
+@pytest.fixture(scope="module")
+def quick_model(sample_dir):
+    from plgraph.parser import notebook_parser
+
+    return notebook_parser(quick=True, log=None)
+
+
+def test_the_readme_example_parses_text_into_a_ptb_tree(quick_model):
+    from plgraph.parser import Parser
+
+    parser = Parser.load(quick_model)
+    result = parser.parse_result("Who did you see ?".split())     # tags from the model's tagger
+    text = result.tree.to_string()
+    assert text.startswith("(ROOT ") and text.endswith(")")
+    assert result.tree.words() == ["Who", "did", "you", "see", "?"] == result.words
+    assert result.status in ("parsed", "relaxed", "pass2", "pass1", "fallback")
+
+
+def test_the_quick_model_was_trained_by_the_library_with_the_notebook_config(quick_model):
+    """:func:`notebook_parser` trains through :func:`plgraph.parser.train`: the folder
+    records the run options and pass configs of :func:`notebook_train_config`."""
+    import json
+
+    from plgraph.parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS, holds_trained_parser
+
+    assert holds_trained_parser(quick_model)
+    doc = json.loads((quick_model / "parser.json").read_text(encoding="utf-8"))
+    assert (doc["limit"], doc["max_words"], doc["trained"]) == (QUICK_LIMIT, QUICK_MAX_WORDS, ["pass2", "pass3"])
+    assert doc["passes"]["pass2"]["config"]["bits"] == 18 and doc["passes"]["pass3"]["config"]["trace_bias"] == 0.0
