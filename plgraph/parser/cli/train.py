@@ -7,13 +7,27 @@
                                    [--epochs2 N] [--epochs3 N] [--limit K] [--ptb DIR] [--threads 2]
     python -m plgraph parser stats --model-dir M [--split dev] [--json PATH]
 
-``train`` runs :func:`plgraph.parser.training.pipeline.train` (whose docstring says what
-it trains, how ``--resume`` and ``--overwrite`` behave, and what it refuses).  Every
-option of :class:`~plgraph.parser.scoring.pass2.Pass2Config` is ``--<field>2``
-(``--epochs2``, ``--bits2``, ``--eta2`` ...), of
-:class:`~plgraph.parser.scoring.pass3.Pass3Config` ``--<field>3`` (``--epochs3``,
-``--max-spines3``, ``--spine-top-check3 false`` ...); only the options given reach the
-config, so that a resumed run can tell them from the stored ones.
+``train`` trains the coarse models into ``M/pruners`` unless ``--pruners P`` names trained
+ones, builds the edge labels and the rules on the train split, and trains pass 2 and then
+pass 3 on the train sentences of at most ``--max-words`` words (gold protected), scoring
+the dev sentences of at most ``--max-words`` words after every epoch; between the two it
+decodes train and dev with the final pass 2 and tunes pass 2's pruning ratios on dev
+(unless given).  The folder's layout is in :mod:`plgraph.parser.model`.  Every option of
+:class:`~plgraph.parser.scoring.pass2.Pass2Config` is ``--<field>2`` (``--epochs2``,
+``--bits2``, ``--eta2`` ...), of :class:`~plgraph.parser.scoring.pass3.Pass3Config`
+``--<field>3`` (``--epochs3``, ``--max-spines3``, ``--spine-top-check3 false`` ...).
+``--resume`` continues from the last finished epoch with the stored options; options
+given that differ from them are refused, naming both.  Sentences too long or malformed
+are counted and skipped, never fatal.  It is :func:`plgraph.parser.training.pipeline.train`
+with the options given (only those: a resumed run tells them from the stored ones).
+
+A folder holding a finished model (:func:`~plgraph.parser.model.holds_finished_model`)
+is refused, unchanged, unless ``--resume`` (continue its training, in place) or
+``--overwrite``: then the new model trains into ``M/.plgraph-overwrite`` and replaces
+the old one only once complete (:func:`~plgraph.parser.model.replace_model`), so that
+``M`` keeps loading as the old model until then, also when the run is interrupted;
+``--overwrite --resume`` continues such an interrupted run (or only completes the
+replacement, when the run was killed while doing it).
 
 ``stats`` measures on a split what reaches pass 2 and how its decodes fare
 (:func:`plgraph.parser.analysis.stats.split_stats`), as a table and, with ``--json``, a
