@@ -239,8 +239,15 @@ def test_control_characters_skip_their_sentence(model, tmp_path, capsys):
     assert "in.txt:2: word 1 contains the control character U+001B" in err
 
 
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(args, **kw):
-    return subprocess.Popen([sys.executable, "-m", "plgraph", *args], **kw)
+    """``python -m plgraph ARGS`` with SIGINT at its default, as a terminal's foreground
+    job has it: a process inherits an ignored SIGINT (pytest-xdist's workers ignore it),
+    and Python then leaves Ctrl-C ignored, as Unix tools do under ``nohup`` or ``&``."""
+    return subprocess.Popen([sys.executable, "-m", "plgraph", *args], preexec_fn=_default_sigint, **kw)
 
 
 def test_sigterm_writes_the_partial_output_as_ctrl_c_does(model, tmp_path):
