@@ -6,6 +6,8 @@ coverage   the two coverage tables of the seed, ours beside the paper's
 convert    PTB <-> SHP conversion of one file, or of every .mrg file under a folder
 parse      parse sentences with a trained graph parser (PTB trees with traces, or SHP)
 figures    regenerate every figure of figures/ (same as ``python -m plgraph.figures``)
+synthetic-treebank  lay out the PTB sample as an LDC treebank at several times its size (for
+           exercising ``--ptb DIR``; a model's accuracy on it means nothing)
 
 Each subsystem adds its commands from its own module: a module listed in
 :data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds sub-commands
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 
 from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
                        file_items, run_corpus_chunks, write_output)
+from .cliargs import positive_int
 from .errors import OutputError, PlgraphError
 from .signals import TerminationAsInterrupt, held_interrupts
 
@@ -334,6 +337,15 @@ def cmd_figures(args) -> int:
     return 0
 
 
+def cmd_synthetic_treebank(args) -> int:
+    """``synthetic-treebank``: :func:`plgraph.ptb.synthetic.write_synthetic_treebank`."""
+    from .ptb.synthetic import write_synthetic_treebank
+
+    done = write_synthetic_treebank(args.out, args.copies)
+    print(done.summary())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     import importlib
 
@@ -365,6 +377,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="train the models a figure lacks (the learning curve's: ~20-36 min each on 2 cores) instead "
                         "of skipping that figure")
     p.set_defaults(func=cmd_figures)
+
+    p = sub.add_parser("synthetic-treebank",
+                       help="lay out the PTB sample as an LDC treebank (sections 02-23) at COPIES times its train "
+                            "split, for exercising --ptb DIR; the accuracy of a model trained on it means nothing")
+    p.add_argument("out", metavar="OUT", help="a new folder")
+    p.add_argument("--copies", type=positive_int, default=4,
+                   help="copies of the sample's train files in sections 02-21 (default 4; at most 14)")
+    p.set_defaults(func=cmd_synthetic_treebank)
 
     p = sub.add_parser("convert", help="convert a file (or a folder of .mrg files) between PTB brackets and SHP")
     p.add_argument("input", help="input file (.shp is read as SHP, anything else as PTB brackets), or a folder: "
