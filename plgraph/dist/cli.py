@@ -17,7 +17,7 @@ import argparse
 import os
 import re
 import sys
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 
 from ..cliargs import positive_int
 from .cluster import LOCAL
@@ -50,14 +50,11 @@ def add_dask_options(p: argparse.ArgumentParser, *, chunks: str | None = "senten
 
 @contextmanager
 def client_for(args):
-    """``open_client`` for the command's ``--dask`` / ``--workers``; None without ``--dask``."""
-    if getattr(args, "dask", None) is None:
-        with nullcontext() as none:
-            yield none
-        return
-    from .cluster import open_client
+    """:func:`~plgraph.dist.cluster.optional_client` of the command's ``--dask`` /
+    ``--workers``: None without ``--dask``."""
+    from .cluster import optional_client
 
-    with open_client(args.dask, workers=args.workers) as client:
+    with optional_client(getattr(args, "dask", None), workers=getattr(args, "workers", None)) as client:
         yield client
 
 

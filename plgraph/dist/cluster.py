@@ -54,6 +54,17 @@ def default_workers() -> int:
 
 
 @contextmanager
+def optional_client(address: str | None, *, workers: int | None = None):
+    """:func:`open_client` of ``address`` for the block, or None when ``address`` is None
+    (no Dask: the caller works in this process)."""
+    if address is None:
+        yield None
+        return
+    with open_client(address, workers=workers) as client:
+        yield client
+
+
+@contextmanager
 def open_client(address: str | None = LOCAL, *, workers: int | None = None, quiet: bool = True):
     """A ``distributed.Client`` for the block: ``address`` None / ``"local"`` starts a
     ``LocalCluster`` of ``workers`` processes (default :func:`default_workers`) with

@@ -26,8 +26,6 @@ sentence.
 """
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..chart.gold import gold_item_ids
@@ -216,9 +214,9 @@ def split_stats(model_dir, split: str = "dev", *, ptb=None, threads: int = 2, pr
     from ..model import ParserModel
     from ..scoring import pass3 as P3
     from ..scoring.pass2 import Pass2Config, Pass2Model
-    from ..training.pipeline import prepare_split, read_split, short_graphs
+    from ..training.pipeline import prepare_split, read_split, short_graphs, to_stderr
 
-    warn = warn or (lambda line: print(line, file=sys.stderr))
+    warn = warn or to_stderr
     model = ParserModel.load(model_dir)
     pass2, read_args = model.pass_model("pass2", Pass2Config, lambda c: Pass2Model(model.vocab, c))
     pass3 = None

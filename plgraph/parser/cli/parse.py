@@ -132,26 +132,23 @@ def _parse_on_dask(args, parser, items, bad, prog, state, unknown=None) -> int:
 
 def cmd_evaluate(args) -> int:
     """Parse a split and score it (:func:`plgraph.parser.analysis.evaluate.evaluate_split`)."""
-    from ... import corpus
     from ...atomic import atomic_json, check_writable
     from ..analysis.evaluate import evaluate_split, format_evaluation
+    from ..training.pipeline import read_split
 
     state = dask_state_dir(args, args.json or args.trees, "--json")        # --resume checks, before any work
     for path in (args.json, args.trees):
         if path:
             check_writable(path)
     parser = _load_parser(args)
-    c = corpus(args.split, args.ptb, progress=progress_of(args))
-    sentences = c.sentences()
+    sentences, unreadable = read_split(args.split, args.ptb, progress_of(args), prog="plgraph parser evaluate")
     if args.limit:
         sentences = sentences[:args.limit]
-    for b in c.skipped:
-        print(f"plgraph parser evaluate: skipped unreadable sentence {b}", file=sys.stderr)
     with client_for(args) as client:
         parse_items = None if client is None else _EvaluateOnDask(args, client, state)
         doc, results = evaluate_split(parser, sentences, predicted_tags=args.predicted_tags, jobs=args.jobs,
                                       ceiling=not args.no_ceiling, progress=progress_of(args), parse_items=parse_items)
-    doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": len(c.skipped)})
+    doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": unreadable})
     if client is not None:
         doc["dask_workers"] = parse_items.workers
     if args.json:

@@ -45,7 +45,8 @@ PASSES = ("pass2", "pass3")
 RUN_DEFAULTS = {"max_words": 40, "limit": None, "seed": 0}
 
 
-def _stderr(line: str) -> None:
+def to_stderr(line: str) -> None:
+    """The default ``warn`` of :func:`train` and its parts: ``line`` on standard error."""
     print(line, file=sys.stderr)
 
 
@@ -111,7 +112,7 @@ class _Run:
 
 
 def train(config: TrainConfig, *, log: Callable[[str], None] = print,
-          warn: Callable[[str], None] = _stderr) -> str:
+          warn: Callable[[str], None] = to_stderr) -> str:
     """Train a parser model into ``config.model_dir`` (module docstring); its path.
 
     The folder is checked writable and locked before any corpus is read; a replacement
@@ -148,19 +149,12 @@ def train(config: TrainConfig, *, log: Callable[[str], None] = print,
 def _train_into(config: TrainConfig, what: str, log, warn) -> None:
     """Train into ``config.model_dir`` (:func:`_train_locked`) inside its
     :func:`~plgraph.learn.loop.training_folder` and the Dask client of ``config.dask``."""
-    from contextlib import nullcontext
-
+    from ...dist.cluster import optional_client
     from ...learn.loop import training_folder
     from ..model import folder_files
 
-    if config.dask is None:
-        cluster = nullcontext()
-    else:
-        from ...dist.cluster import open_client
-
-        cluster = open_client(config.dask, workers=config.workers)
     with training_folder(config.model_dir, folder_files(PASSES), () if config.pruners else ("pruners",), what), \
-            cluster as client:
+            optional_client(config.dask, workers=config.workers) as client:
         _train_locked(_Run(config, client, log, warn))
 
 
@@ -232,7 +226,7 @@ class _Data:
     unreadable: int
 
 
-def read_split(split: str, ptb, progress, warn=_stderr, prog: str = "plgraph parser"):
+def read_split(split: str, ptb, progress, warn=to_stderr, prog: str = "plgraph parser"):
     """``(sentences, unreadable)`` of a split; each unreadable one is reported to ``warn``."""
     from ...corpora import Corpus
 
@@ -292,7 +286,7 @@ def _vocab_and_rules(sentences, progress):
 
 
 def prepare_split(graphs, pruners, vocab, rules, *, training: bool, what: str, too_long: int, progress,
-                  log=print, warn=_stderr):
+                  log=print, warn=to_stderr):
     """Prepare ``graphs`` for pass 2 (:func:`~plgraph.parser.training.corpus.prepare_corpus`)
     and report what was left out (``too_long``: the count already left out as too long)."""
     from .corpus import prepare_corpus
@@ -351,7 +345,7 @@ def _train_locked(run: _Run) -> None:
     run.log(f"parser model in {folder.path} ({time.perf_counter() - start:.0f} s)")
 
 
-def train_tagger(model_dir, graphs, *, retrain: bool = True, warn=_stderr) -> None:
+def train_tagger(model_dir, graphs, *, retrain: bool = True, warn=to_stderr) -> None:
     """Train the POS tagger ``plgraph parse --in text`` uses on ``graphs``' words and tags
     into ``model_dir/tagger.json`` (kept when it exists and not ``retrain``)."""
     from ..parsing.tagger import FILE, PosTagger
@@ -518,5 +512,5 @@ def pass_summary(res) -> str:
     return text
 
 
-__all__ = ["TrainConfig", "train", "train_tagger", "read_split", "short_graphs", "prepare_split", "pass_summary",
+__all__ = ["TrainConfig", "train", "train_tagger", "to_stderr", "read_split", "short_graphs", "prepare_split", "pass_summary",
            "PASSES", "RUN_DEFAULTS"]
