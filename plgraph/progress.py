@@ -79,16 +79,30 @@ def is_warm(key: Hashable) -> bool:
 def thread_imap(job: Callable, items: Iterable, threads: int = 1, *, progress: bool | None = False,
                 desc: str = "", unit: str = "item") -> Iterator:
     """``job(x)`` for each of ``items``, yielded in input order as they finish (see the
-    module docstring); a bar named ``desc`` counts them when :func:`shown`."""
+    module docstring); a bar named ``desc`` counts them when :func:`shown`.  At most
+    ``2 * threads`` jobs are submitted ahead of the one yielded, so that the results held
+    at a time (a decode's chart, say) do not grow with the number of items."""
     items = list(items)
     with bar(len(items), desc, progress, unit) as b:
         if threads > 1 and len(items) > 1:
+            from collections import deque
             from concurrent.futures import ThreadPoolExecutor
 
+            ahead = 2 * threads
             with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
-                for r in pool.map(job, items):
-                    b.update(1)
-                    yield r
+                pending: deque = deque(pool.submit(job, x) for x in items[:ahead])
+                nxt = len(pending)
+                try:
+                    while pending:
+                        r = pending.popleft().result()
+                        if nxt < len(items):
+                            pending.append(pool.submit(job, items[nxt]))
+                            nxt += 1
+                        b.update(1)
+                        yield r
+                finally:
+                    for f in pending:
+                        f.cancel()
         else:
             for x in items:
                 r = job(x)

@@ -276,14 +276,23 @@ def test_pruners_train_on_dask_equals_one_process(sample_dir, dask_cluster, tmp_
             np.testing.assert_allclose(arrays[1][key], arrays[0][key], rtol=0, atol=1e-12, err_msg=f"{rel} {key}")
 
 
+def _peak_rss_bytes() -> int:
+    """This process's peak resident set size (on a worker: through ``client.run``)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def test_parser_train_cli_on_dask_equals_one_process(sample_dir, dask_cluster, tmp_path, capsys):
     """``parser train --dask`` (passes 2 and 3 of the quick configuration, on the quick
     coarse models): both passes' learner checkpoints against one process's (AdaGrad: to
-    1e-12), and the counters the replicas report (search errors, mismatches, ...) equal."""
+    1e-12), and the counters the replicas report (search errors, mismatches, ...) equal;
+    the workers read the prepared sentences from the model folder's shards (removed at
+    the end) and stay within 4 GB."""
     from plgraph.parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS
     from plgraph.pruners.notebook import notebook_models, notebook_models_folder
 
-    cluster, _ = dask_cluster
+    cluster, client = dask_cluster
     notebook_models(quick=True, log=None)
     base = ["parser", "train", "--pruners", notebook_models_folder(True), "--no-progress", "--threads", "1",
             "--limit", QUICK_LIMIT, "--max-words", QUICK_MAX_WORDS, "--bits2", "18", "--bits3", "18", "--epochs2", "1",
@@ -291,6 +300,9 @@ def test_parser_train_cli_on_dask_equals_one_process(sample_dir, dask_cluster, t
     for name, extra in (("one", []), ("two", [f"--dask={cluster.scheduler_address}"])):
         rc, _, err = _run(base + ["--model-dir", tmp_path / name, *extra], capsys)
         assert rc == 0, err
+        assert not (tmp_path / name / "prepared").exists()        # the shards the workers read, removed
+    peaks = client.run(_peak_rss_bytes)
+    assert len(peaks) == 2 and all(0 < v < 4e9 for v in peaks.values()), peaks
     for stem in ("checkpoint-pass2", "checkpoint-pass3"):
         docs = [json.loads((tmp_path / n / f"{stem}.json").read_text()) for n in ("one", "two")]
         arrays = []

@@ -122,3 +122,32 @@ def test_shown(monkeypatch):
     assert P.shown(True) and not P.shown(False)
     monkeypatch.setattr(sys, "stderr", io.StringIO())           # not a terminal
     assert not P.shown(None)
+
+
+def test_thread_imap_keeps_input_order_and_runs_at_most_twice_the_threads_ahead():
+    """Results come in input order, whatever order the jobs finish in, and no job starts
+    more than ``2 * threads`` items ahead of the last result taken (memory held by the
+    results does not grow with the items)."""
+    import threading
+    import time
+
+    from plgraph.progress import thread_imap, thread_map
+
+    started: list = []
+    lock = threading.Lock()
+
+    def job(x):
+        with lock:
+            started.append(x)
+        time.sleep(0.002 * (x % 3))          # later items often finish first
+        return x * x
+
+    taken = 0
+    for r in thread_imap(job, range(40), 3):
+        assert r == taken * taken
+        taken += 1
+        time.sleep(0.001)
+        with lock:
+            assert max(started) < taken + 2 * 3, (max(started), taken)
+    assert sorted(started) == list(range(40))
+    assert thread_map(job, range(7), 2) == [x * x for x in range(7)] == thread_map(job, range(7), 1)

@@ -81,6 +81,8 @@ CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "lea
                        "n_weights", "seed", "curves")
 #: the sub-folder a run replacing a finished model trains into (:func:`replace_model`)
 OVERWRITE_DIR = ".plgraph-overwrite"
+#: the sub-folder holding a training run's prepared sentences (shards, :mod:`plgraph.shards`)
+PREPARED_DIR = "prepared"
 #: in :data:`OVERWRITE_DIR`: the files of the new model, written when they start replacing the old ones
 REPLACING_FILE = "replacing.json"
 
@@ -145,9 +147,11 @@ def clear_previous_run(folder) -> None:
     weights and checkpoints and the unfinished work of an earlier ``--overwrite``
     (:data:`OVERWRITE_DIR`) that a previous run left in ``folder``, so that no later
     ``--resume`` mixes the two runs.  Other files are overwritten by the run itself;
-    ``pruners/`` is left to the coarse models' own training."""
+    ``pruners/`` is left to the coarse models' own training.  Prepared sentences a run
+    kept (:data:`PREPARED_DIR`) go too."""
     _remove_matching(folder, _RUN_FILES)
     shutil.rmtree(os.path.join(os.fspath(folder), OVERWRITE_DIR), ignore_errors=True)
+    shutil.rmtree(os.path.join(os.fspath(folder), PREPARED_DIR), ignore_errors=True)
 
 
 def holds_finished_model(folder, passes) -> bool:
@@ -499,4 +503,4 @@ def folder_files(passes) -> tuple[str, ...]:
 __all__ = ["FORMAT", "FORMAT_VERSION", "ParserFolder", "ParserModel", "pruners_fingerprint", "clear_previous_run",
            "stored_config", "stored_pass_config",
            "folder_files", "pass_files", "holds_finished_model", "replace_model", "finish_replacement",
-           "OVERWRITE_DIR", "REPLACING_FILE"]
+           "OVERWRITE_DIR", "PREPARED_DIR", "REPLACING_FILE"]

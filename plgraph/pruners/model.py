@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..shards import record_type
 from ..atomic import atomic_json, atomic_savez_compressed
 from ..errors import ModelFileError
 from ..modelfile import (check_array, check_crc32, check_index_range, check_keys, check_offsets, content_crc32,
@@ -68,6 +69,7 @@ class Thresholds:
     trace_rank: float = 0.067
 
 
+@record_type
 @dataclass
 class PrunedSentence:
     """What the full 1EC pass consumes for one sentence (positions: words 1..n, 0 = ROOT).

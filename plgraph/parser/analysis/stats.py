@@ -109,7 +109,8 @@ def candidate_stats(sents, vocab: LabelVocab) -> dict:
 
 class _Recorder:
     """Stands in for a pass model inside an evaluation function: decodes with the model
-    and keeps every sentence's result (``decoded``, keyed by the sentence object's id)."""
+    and keeps of every sentence's decode whether it was a search error and a mismatch
+    (``decoded``, keyed by the sentence object's id; the decode itself is dropped)."""
 
     def __init__(self, model):
         self.model = model
@@ -120,7 +121,7 @@ class _Recorder:
 
     def decode(self, sent, *args, **kwargs):
         d = self.model.decode(sent, *args, **kwargs)
-        self.decoded[id(sent)] = d
+        self.decoded[id(sent)] = (bool(d.search_error), bool(d.mismatch))
         return d
 
 
@@ -144,11 +145,11 @@ def decode_stats(model, read_args, corpus, rules, vocab: LabelVocab, evaluate, t
     scores = evaluate(recorder, read_args, corpus, rules, threads)
     errors = reachable_errors = not_derivable = mismatches = 0
     for s in corpus.sents:
-        d = recorder.decoded[id(s)]
+        search_error, mismatch = recorder.decoded[id(s)]
         derivable = s.gold is not None and gold_item_ids(s.gold, rules) is not None
         not_derivable += int(s.gold is not None and not derivable)
-        mismatches += int(d.mismatch)
-        if d.search_error:
+        mismatches += int(mismatch)
+        if search_error:
             errors += 1
             reachable_errors += int(derivable and reachable(s))
     doc.update({"search_errors": errors, "search_errors_gold_reachable": reachable_errors,

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...shards import record_type
 from ._kernel import MAX_WORDS, SPN
 
 NEG = -np.inf
@@ -79,6 +80,7 @@ class ScoreArgs(NamedTuple):
     coarse: np.ndarray
 
 
+@record_type
 @dataclass
 class Gold:
     """A gold graph in chart positions: ``s[c, p]`` / ``t[c, p]`` the gold structural /

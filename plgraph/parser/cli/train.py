@@ -5,6 +5,7 @@
 
     python -m plgraph parser train --model-dir M [--pruners P] [--resume] [--overwrite] [--max-words 40]
                                    [--epochs2 N] [--epochs3 N] [--limit K] [--ptb DIR] [--threads 2]
+                                   [--keep-prepared]
     python -m plgraph parser stats --model-dir M [--split dev] [--json PATH]
 
 ``train`` trains the coarse models into ``M/pruners`` unless ``--pruners P`` names trained
@@ -12,7 +13,9 @@ ones, builds the edge labels and the rules on the train split, and trains pass 2
 pass 3 on the train sentences of at most ``--max-words`` words (gold protected), scoring
 the dev sentences of at most ``--max-words`` words after every epoch; between the two it
 decodes train and dev with the final pass 2 and tunes pass 2's pruning ratios on dev
-(unless given).  The folder's layout is in :mod:`plgraph.parser.model`.  Every option of
+(unless given).  The sentences prepared for each pass go to compressed shards in
+``M/prepared``, read a batch at a time (memory flat in the corpus size), removed at the
+end unless ``--keep-prepared``.  The folder's layout is in :mod:`plgraph.parser.model`.  Every option of
 :class:`~plgraph.parser.scoring.pass2.Pass2Config` is ``--<field>2`` (``--epochs2``,
 ``--bits2``, ``--eta2`` ...), of :class:`~plgraph.parser.scoring.pass3.Pass3Config`
 ``--<field>3`` (``--epochs3``, ``--max-spines3``, ``--spine-top-check3 false`` ...).
@@ -107,7 +110,8 @@ def train_config(args):
     return TrainConfig(model_dir=args.model_dir, pruners=args.pruners, resume=args.resume, overwrite=args.overwrite,
                        max_words=args.max_words, limit=args.limit, seed=args.seed, ptb=args.ptb, threads=args.threads,
                        progress=args.progress, pass2=given_config(args, Pass2Config, "2"),
-                       pass3=given_config(args, Pass3Config, "3"), dask=args.dask, workers=args.workers)
+                       pass3=given_config(args, Pass3Config, "3"), dask=args.dask, workers=args.workers,
+                       keep_prepared=args.keep_prepared)
 
 
 def _train(args) -> int:
@@ -165,6 +169,9 @@ def register(sub) -> None:
     t.add_argument("--threads", type=positive_int, default=2, metavar="N",
                    help="threads decoding a batch and the dev sentences (default 2)")
     t.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
+    t.add_argument("--keep-prepared", action="store_true",
+                   help="keep the sentences prepared for each pass (compressed shards in M/prepared) after training; "
+                        "by default they are removed once the model is finished")
     add_config_options(t, Pass2Config, "2", "pass 2")
     add_config_options(t, Pass3Config, "3", "pass 3")
     add_dask_options(t, chunks=None)

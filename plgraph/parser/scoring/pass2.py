@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...shards import record_type
 from ...graph import STRUCTURAL, Graph
 from ...learn import SparseGradient
 from ...learn.learners import plain_read_args
@@ -73,6 +74,7 @@ class Pass2Config:
     negative_pool: float = 0.0
 
 
+@record_type
 @dataclass
 class Pass2Sentence:
     """One sentence prepared for pass 2 (chart positions: words 0..n-1, ROOT n).
@@ -355,6 +357,7 @@ def batch_gradient(model: Pass2Model, sents, tokens, learner, rules, weights: Lo
 
 
 # -- pass 2's output as pass 3 reads it ------------------------------------------------------
+@record_type
 @dataclass
 class Pass2Pruning:
     """What pass 3 keeps of a pass-2 decode (non-augmented, final weights): the arc

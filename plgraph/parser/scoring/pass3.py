@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...shards import record_type
 from ...graph import STRUCTURAL, TRACE, Graph
 from ...learn import SparseGradient
 from ...learn.learners import plain_read_args
@@ -203,6 +204,7 @@ class SpineInventory:
 
 
 # -- sentences -------------------------------------------------------------------------------------
+@record_type
 @dataclass
 class Pass3Sentence:
     """One sentence prepared for pass 3 (chart positions).  Pairs and candidates as

@@ -55,7 +55,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ...learn import SparseGradient
-from ...progress import thread_map
+from ...progress import thread_imap
 from ..chart.run import ChartResult, parse_chart
 from ..chart.tables import ChartTables, LossWeights
 
@@ -176,14 +176,20 @@ def structure_gradient(scorer: PassScorer, sents, tokens, learner, rules, weight
 
 
 def collect_gradient(sents, job, stats: dict | None, threads: int) -> SparseGradient:
-    """Run ``job(sent) -> (decoded, [(idx, val), ...])`` over ``sents`` (in ``threads``
-    threads when > 1) and sum the feature parts in sentence order; counts sentences,
-    search errors, mismatches, failed parses and gold graphs not derivable into
-    ``stats``.  Shared by passes 2 and 3."""
-    done = thread_map(job, sents, threads)
+    """Run ``job(sent) -> (decoded, [(idx, val), ...])`` over ``sents`` (a sequence; in
+    ``threads`` threads when > 1, each indexing its sentence there, so that a sequence
+    that loads when indexed loads in parallel) and sum the feature parts in sentence
+    order; counts sentences, search errors, mismatches, failed parses and gold graphs not
+    derivable into ``stats``.  Shared by passes 2 and 3.  The decodes are dropped as
+    they are summed (:func:`~plgraph.progress.thread_imap`): a few charts are held at a
+    time."""
+    def one(k):
+        sent = sents[k]
+        return sent, job(sent)
+
     idx_parts, val_parts = [], []
     loss = 0.0
-    for sent, (d, parts) in zip(sents, done):
+    for sent, (d, parts) in thread_imap(one, range(len(sents)), threads):
         if stats is not None:
             stats["sentences"] = stats.get("sentences", 0) + 1
             stats["search_errors"] = stats.get("search_errors", 0) + int(d.search_error)

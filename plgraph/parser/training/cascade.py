@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
-from ...progress import thread_map
+from ...progress import thread_imap, thread_map
 from ...rules.tables import RuleTables
+from ...shards import StoreSpec
 from ..scoring.pass2 import Pass2Pruning, pass2_pruning
 from ..scoring.pass3 import Pass3Config, Pass3Model, SpineInventory, pass3_sentence, relaxed
 from .corpus import PreparedCorpus, count_edges, edge_counts, edge_scores, label_parents, pct
@@ -26,10 +28,25 @@ NEG = -np.inf
 
 
 def pass2_outputs(model2, read_args, corpus: PreparedCorpus, rules: RuleTables, *, threads: int = 2,
-                  progress=None) -> list[Pass2Pruning]:
-    """Pass 2's decode (no loss, outside scores) of every sentence of ``corpus``."""
-    return thread_map(lambda s: pass2_pruning(model2, s, corpus.tokens, read_args, rules), corpus.sents, threads,
-                      progress=progress, desc="pass 2: max-marginals")
+                  progress=None, store: StoreSpec | None = None) -> Sequence[Pass2Pruning]:
+    """Pass 2's decode (no loss, outside scores) of every sentence of ``corpus``: a list,
+    or with ``store`` a sequence over shards written there (a complete store of the same
+    key is used as it is, an unfinished one continued; Ctrl-C is a safe point after every
+    sentence)."""
+    from ...learn.interrupts import check_interrupt
+
+    job = lambda i: pass2_pruning(model2, corpus.sents[i], corpus.tokens, read_args, rules)  # noqa: E731
+    done = store.complete() if store is not None else None
+    if done is not None:
+        return done
+    if store is None:
+        return thread_map(job, range(len(corpus.sents)), threads, progress=progress, desc="pass 2: max-marginals")
+    writer = store.writer()
+    todo = range(writer.consumed, len(corpus.sents))
+    for out in thread_imap(job, todo, threads, progress=progress, desc="pass 2: max-marginals"):
+        writer.add(out)
+        check_interrupt()
+    return writer.finish()
 
 
 def _gold_places(outputs, corpus: PreparedCorpus, kind: int) -> np.ndarray:
@@ -70,15 +87,34 @@ def tune_ratios(outputs, corpus: PreparedCorpus, recall: float = 0.99) -> dict:
 @dataclass
 class Prepared3:
     """Sentences prepared for pass 3, their tokens and the skipped ``(id, reason)``;
-    ``sources`` (per sentence: graph, pass-2 sentence, pass-2 output, pruned) and
-    ``context`` (inventory, vocab, spine labels, config) let a sentence pass 3 cannot
-    parse be prepared again under relaxed pruning (:func:`relaxed_sentence`)."""
+    ``sources`` (per sentence: graph, pass-2 sentence, pass-2 output, pruned; a
+    :class:`Sources`) and ``context`` (inventory, vocab, spine labels, config) let a
+    sentence pass 3 cannot parse be prepared again under relaxed pruning
+    (:func:`relaxed_sentence`).  ``sents`` is a list or a sequence over shards
+    (:class:`~plgraph.shards.ShardedRecords`): index it, never copy it whole."""
 
-    sents: list
+    sents: Sequence
     tokens: object
     skipped: list = field(default_factory=list)
-    sources: list | None = None
+    sources: "Sources | None" = None
     context: tuple | None = None
+
+
+@dataclass
+class Sources:
+    """What pass 3's sentence ``i`` was prepared from, read when indexed: ``(graph,
+    pass-2 sentence, pass-2 output, coarse pruning)`` of a prepared pass-2 corpus and
+    its pass-2 ``outputs`` (lists or shards)."""
+
+    corpus2: PreparedCorpus
+    outputs: Sequence
+
+    def __len__(self) -> int:
+        return len(self.corpus2.sents)
+
+    def __getitem__(self, i: int):
+        c = self.corpus2
+        return c.graphs[i], c.sents[i], self.outputs[i], c.pruned[i]
 
 
 def relaxed_sentence(corpus: Prepared3, i: int):
@@ -93,25 +129,38 @@ def relaxed_sentence(corpus: Prepared3, i: int):
 
 def prepare_corpus3(corpus2: PreparedCorpus, outputs, pruners, inventory: SpineInventory, vocab,
                     config: Pass3Config, *, training: bool, rules: RuleTables | None = None,
-                    progress=None) -> Prepared3:
+                    progress=None, store: StoreSpec | None = None) -> Prepared3:
     """Pass-3 sentences of ``corpus2``'s sentences (with the graphs and coarse pruning
     :func:`~plgraph.parser.training.corpus.prepare_corpus` kept) pruned by pass 2's
-    ``outputs``; ``training`` protects gold and marks its items."""
+    ``outputs``; ``training`` protects gold and marks its items.  ``store``: write them
+    into shards there instead of memory (as :func:`pass2_outputs`)."""
     from ... import progress as P
+    from ...learn.interrupts import check_interrupt
 
     if corpus2.graphs is None or corpus2.pruned is None:
         raise ValueError("prepare_corpus3 needs a PreparedCorpus of prepare_corpus (its graphs and pruning)")
     labels = pruners.spine.labels.items
-    out, sources = [], []
-    with P.bar(len(corpus2.sents), "pass 3: candidates", progress) as bar:
-        for s2, p2, g, pruned in zip(corpus2.sents, outputs, corpus2.graphs, corpus2.pruned):
-            out.append(pass3_sentence(g, s2, p2, pruned, inventory, vocab, labels, config, gold=True,
-                               protect_gold=training, rules=rules if training else None))
-            if not training:
-                sources.append((g, s2, p2, pruned))
-            bar.update(1)
-    return Prepared3(out, corpus2.tokens, list(corpus2.skipped), None if training else sources,
-                     (inventory, vocab, labels, config))
+    sources = Sources(corpus2, outputs)
+    context = (inventory, vocab, labels, config)
+    done = store.complete() if store is not None else None
+    if done is None:
+        writer = store.writer() if store is not None else None
+        out = []
+        start = writer.consumed if writer is not None else 0
+        with P.bar(len(corpus2.sents), "pass 3: candidates", progress) as bar:
+            bar.update(start)
+            for i in range(start, len(corpus2.sents)):
+                g, s2, p2, pruned = sources[i]
+                s3 = pass3_sentence(g, s2, p2, pruned, inventory, vocab, labels, config, gold=True,
+                                    protect_gold=training, rules=rules if training else None)
+                if writer is not None:
+                    writer.add(s3)
+                    check_interrupt()
+                else:
+                    out.append(s3)
+                bar.update(1)
+        done = writer.finish() if writer is not None else out
+    return Prepared3(done, corpus2.tokens, list(corpus2.skipped), None if training else sources, context)
 
 
 def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleTables | None = None,
@@ -127,22 +176,23 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
     graph, the classifier's first spines; ``fallback``) or, without, as all wrong, and
     counted in ``failed``."""
     start = time.perf_counter()
-    decoded = thread_map(lambda s: model.decode(s, corpus.tokens, read_args, rules), corpus.sents, threads)
-    sents = list(corpus.sents)
-    retried = 0
-    for i, d in enumerate(decoded):
-        if not d.result.parsed and retry:
-            again = relaxed_sentence(corpus, i)
-            if again is not None:
-                retried += 1
-                d2 = model.decode(again, corpus.tokens, read_args, rules)
-                if d2.result.parsed:
-                    sents[i], decoded[i] = again, d2
-    seconds = time.perf_counter() - start
     parent = label_parents(model.vocab)
     edge_c = edge_counts()
     c = dict.fromkeys(("spines", "failed", "search", "items", "cells", "cells_used"), 0)
-    for s, d in zip(sents, decoded):
+    retried = 0
+
+    def job(i):         # (sentence, decode, retried): the retry under relaxed pruning replaces both
+        s = corpus.sents[i]
+        d = model.decode(s, corpus.tokens, read_args, rules)
+        again = relaxed_sentence(corpus, i) if not d.result.parsed and retry else None
+        if again is not None:
+            d2 = model.decode(again, corpus.tokens, read_args, rules)
+            if d2.result.parsed:
+                return again, d2, True
+        return s, d, again is not None
+
+    for s, d, tried in thread_imap(job, range(len(corpus.sents)), threads):
+        retried += int(tried)
         iu = np.triu_indices(s.N, 1)
         c["items"] += int(d.result.kept.sum())
         c["cells"] += len(iu[0])
@@ -155,6 +205,7 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
             spines = s.fallback_spines if s.fallback_spines is not None else spines
         c["spines"] += int(((spines == s.gold_spine_id) & (s.gold_spine_id >= 0)).sum())
         count_edges(edge_c, s.n, s.gold, edges, parent)
+    seconds = time.perf_counter() - start
     scores = edge_scores(edge_c)
     structure = {k: scores.pop(k) for k in ("uas", "las", "las_node")}
     return {"sentences": len(corpus.sents), **structure, "spine_acc": pct(c["spines"], edge_c["words"]), **scores,
@@ -217,4 +268,4 @@ def tune_trace_bias(model: Pass3Model, read_args, corpus: Prepared3, rules: Rule
 
 
 __all__ = ["tune_trace_bias", "TRACE_BIAS_GRID", "relaxed_sentence", "ratio_curve", "pass2_outputs", "tune_ratios",
-           "Prepared3", "prepare_corpus3", "evaluate_pass3"]
+           "Prepared3", "Sources", "prepare_corpus3", "evaluate_pass3"]

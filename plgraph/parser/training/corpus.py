@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
 from ...encoding import encode_graph, encode_tokens
-from ...progress import thread_map
+from ...progress import thread_imap
 from ...rules.tables import RuleTables
+from ...shards import StoreSpec
 from ..scoring.labels import LabelVocab
 from ..scoring.pass2 import Pass2Model, pass2_sentence
 
@@ -26,42 +28,72 @@ class PreparedCorpus:
     ``(id, reason)`` of the sentences left out; ``graphs`` and ``pruned`` (when
     :func:`prepare_corpus` made it) hold each sentence's graph and coarse pruning
     (:meth:`plgraph.pruners.Pruners.prune`), in the order of ``sents``, for pass 3's
-    preparation (:func:`plgraph.parser.training.cascade.prepare_corpus3`)."""
+    preparation (:func:`plgraph.parser.training.cascade.prepare_corpus3`).  ``sents`` and
+    ``pruned`` are lists, or sequences over shards on disk
+    (:class:`~plgraph.shards.ShardedRecords`) that load a sentence when indexed: index
+    them, never copy them whole."""
 
-    sents: list
+    sents: Sequence
     tokens: object
     skipped: list = field(default_factory=list)
     graphs: list | None = None
-    pruned: list | None = None
+    pruned: Sequence | None = None
 
 
 def prepare_corpus(graphs, pruners, vocab: LabelVocab, *, training: bool, rules: RuleTables | None = None,
-                   max_words: int | None = None, progress=None) -> PreparedCorpus:
+                   max_words: int | None = None, progress=None, store: StoreSpec | None = None) -> PreparedCorpus:
     """Prune and prepare ``graphs`` with their gold graphs; ``training`` protects gold from
     pruning and marks its items (with ``rules``).  Sentences longer than ``max_words``, and
     sentences whose graph is malformed (an :class:`~plgraph.errors.InputError`), are
-    skipped and listed in :attr:`PreparedCorpus.skipped` as ``(id, reason)``."""
+    skipped and listed in :attr:`PreparedCorpus.skipped` as ``(id, reason)``.
+
+    ``store``: write the prepared sentences and their pruning into shards there
+    (:mod:`plgraph.shards`) instead of keeping them in memory -- a complete store of the
+    same key is used as it is, an unfinished one continued; Ctrl-C is a safe point after
+    every sentence (:func:`~plgraph.learn.interrupts.check_interrupt`)."""
     from ...errors import InputError
+    from ...learn.interrupts import check_interrupt
     from ... import progress as P
 
     keep = [g for g in graphs if max_words is None or len(g) <= max_words]
     skipped = [(g.id, f"more than {max_words} words") for g in graphs if max_words is not None and len(g) > max_words]
     tokens = encode_tokens([encode_graph(g) for g in keep], pruners.normaliser, pruners.tags)
     types = pruners.trace.labels.index
-    sents, kept, pruned_all = [], [], []
+    done = store.complete() if store is not None else None
+    if done is not None:
+        return PreparedCorpus(done.field(0), tokens, skipped + [tuple(x) for x in done.meta["skipped"]],
+                              [keep[i] for i in done.meta["kept"]], done.field(1))
+    writer = store.writer() if store is not None else None
+    meta = writer.meta if writer is not None else {}
+    kept_idx, bad = meta.setdefault("kept", []), meta.setdefault("skipped", [])
+    sents, pruned_all = [], []
+    start = writer.consumed if writer is not None else 0
     with P.bar(len(keep), "pass 2: pruning and candidates", progress) as bar:
-        for i, g in enumerate(keep):
+        bar.update(start)
+        for i in range(start, len(keep)):
+            g = keep[i]
             pruned = pruners.prune(g)
             try:
-                sents.append(pass2_sentence(g, pruned, vocab, types, int(tokens.tok_off[i]), gold=True,
-                                     protect_gold=training, rules=rules if training else None))
+                sent = pass2_sentence(g, pruned, vocab, types, int(tokens.tok_off[i]), gold=True,
+                                      protect_gold=training, rules=rules if training else None)
             except InputError as err:
-                skipped.append((g.id, str(err)))
+                bad.append([g.id, str(err)])
+                if writer is not None:
+                    writer.skip()
             else:
-                kept.append(g)
-                pruned_all.append(pruned)
+                kept_idx.append(i)
+                if writer is not None:
+                    writer.add((sent, pruned))
+                else:
+                    sents.append(sent)
+                    pruned_all.append(pruned)
             bar.update(1)
-    return PreparedCorpus(sents, tokens, skipped, kept, pruned_all)
+            if writer is not None:
+                check_interrupt()
+    if writer is not None:
+        done = writer.finish()
+        sents, pruned_all = done.field(0), done.field(1)
+    return PreparedCorpus(sents, tokens, skipped + [tuple(x) for x in bad], [keep[i] for i in kept_idx], pruned_all)
 
 
 def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: RuleTables | None = None,
@@ -70,16 +102,20 @@ def evaluate_pass2(model: Pass2Model, read_args, corpus: PreparedCorpus, rules: 
     node right, the label pass 1's arc model predicts) over every word, and
     unlabelled / labelled trace-edge precision and recall against the representable gold
     graph, in percent; plus failed parses and decoding speed (sentences decode on
-    ``threads`` threads)."""
+    ``threads`` threads, each decode dropped once counted)."""
     counts = edge_counts()
     parent = label_parents(model.vocab)
     failed = 0
     start = time.perf_counter()
-    job = lambda s: model.decode(s, corpus.tokens, read_args, rules)  # noqa: E731
-    decoded = thread_map(job, corpus.sents, threads)
-    for s, d in zip(corpus.sents, decoded):
-        failed += int(not d.result.parsed)
-        count_edges(counts, s.n, s.gold, d.result.edges, parent)
+
+    def job(i):
+        s = corpus.sents[i]
+        d = model.decode(s, corpus.tokens, read_args, rules)
+        return s.n, s.gold, d.result.parsed, d.result.edges
+
+    for n, gold, parsed, edges in thread_imap(job, range(len(corpus.sents)), threads):
+        failed += int(not parsed)
+        count_edges(counts, n, gold, edges, parent)
     seconds = time.perf_counter() - start
     return {"sentences": len(corpus.sents), **edge_scores(counts), "failed": failed,
             "sentences_per_second": round(len(corpus.sents) / max(seconds, 1e-9), 1)}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -145,6 +146,22 @@ class PassTrainee:
         self.folder.save_pass(self.name, self.config, self.weights, epoch, history, self.model.stored_arrays())
 
 
+class BatchView(Sequence):
+    """The sentences ``batch`` (indices) of ``sents``, each read when indexed (from disk,
+    for a corpus in shards: by the thread that decodes it)."""
+
+    def __init__(self, sents, batch):
+        self.sents, self.batch = sents, batch
+
+    def __len__(self) -> int:
+        return len(self.batch)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return self.sents[int(self.batch[k])]
+
+
 class PassDecoder:
     """A pass's decode of a batch: the batch's sentences of ``train`` through ``gradient``
     (the pass's ``batch_gradient``) with ``learner`` in ``threads`` threads, counting into
@@ -157,7 +174,7 @@ class PassDecoder:
         self.stats: dict = {}
 
     def __call__(self, batch):
-        sents = [self.train.sents[i] for i in batch]
+        sents = BatchView(self.train.sents, batch)
         return self.gradient(self.model, sents, self.train.tokens, self.learner, self.rules, stats=self.stats,
                              threads=self.threads)
 
@@ -208,4 +225,4 @@ def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev
 
 
 
-__all__ = ["PassResult", "PassTrainee", "PassDecoder", "train_pass", "pass_conflicts", "option_suffix"]
+__all__ = ["PassResult", "PassTrainee", "PassDecoder", "BatchView", "train_pass", "pass_conflicts", "option_suffix"]

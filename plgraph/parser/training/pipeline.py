@@ -21,6 +21,12 @@ so that ``M`` keeps loading as the old model until then, also when the run is
 interrupted; ``overwrite`` with ``resume`` continues such an interrupted run (or only
 completes the replacement, when the run was killed while doing it).
 
+Memory stays flat in the corpus size: the sentences prepared for each pass (and pass 2's
+outputs that pass 3 is pruned by) go to compressed shards in ``M/prepared``
+(:mod:`plgraph.shards`), written once -- resumably: a killed run continues the
+preparation where it stopped -- and read a batch at a time; decodes are counted and
+dropped as they finish.  ``M/prepared`` is removed at the end unless ``keep_prepared``.
+
 Ctrl-C is deferred to safe points: the end of each stage (reading, labels and rules,
 preparing) and of each batch; a second Ctrl-C stops at once.  The files on disk are
 always those of the last finished epoch.
@@ -34,7 +40,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable, Mapping
 
 from ...learn.interrupts import check_interrupt
@@ -65,8 +71,11 @@ class TrainConfig:
     still come from the whole train split.  ``ptb``: a full LDC treebank folder (train
     02-21, dev 22).  ``threads``: threads decoding a batch and the dev sentences.
     ``dask`` (a scheduler address or ``local``) and ``workers``: decode the batches on a
-    Dask cluster (:mod:`plgraph.dist.training`).  ``progress``: bars shown (None: when
-    standard error is a terminal)."""
+    Dask cluster (:mod:`plgraph.dist.training`; the workers read the prepared sentences
+    from the model folder, which must be on a path they share).  ``progress``: bars
+    shown (None: when standard error is a terminal).  ``keep_prepared``: keep the
+    prepared sentences (``M/prepared``) after training; by default they are removed
+    once the model is finished."""
 
     model_dir: str
     pruners: str | None = None
@@ -82,6 +91,7 @@ class TrainConfig:
     pass3: Mapping[str, Any] = field(default_factory=dict)
     dask: str | None = None
     workers: int | None = None
+    keep_prepared: bool = False
 
     def __post_init__(self):
         from ..scoring.pass2 import Pass2Config
@@ -286,13 +296,16 @@ def _vocab_and_rules(sentences, progress):
 
 
 def prepare_split(graphs, pruners, vocab, rules, *, training: bool, what: str, too_long: int, progress,
-                  log=print, warn=to_stderr):
-    """Prepare ``graphs`` for pass 2 (:func:`~plgraph.parser.training.corpus.prepare_corpus`)
-    and report what was left out (``too_long``: the count already left out as too long)."""
+                  log=print, warn=to_stderr, store=None):
+    """Prepare ``graphs`` for pass 2 (:func:`~plgraph.parser.training.corpus.prepare_corpus`,
+    into shards with ``store``) and report what was left out (``too_long``: the count
+    already left out as too long)."""
     from .corpus import prepare_corpus
 
-    corpus = prepare_corpus(graphs, pruners, vocab, training=training, rules=rules, progress=progress)
-    log(f"{what}: {len(corpus.sents)} sentences; skipped {too_long} too long, {len(corpus.skipped)} malformed")
+    start = time.perf_counter()
+    corpus = prepare_corpus(graphs, pruners, vocab, training=training, rules=rules, progress=progress, store=store)
+    log(f"{what}: {len(corpus.sents)} sentences; skipped {too_long} too long, {len(corpus.skipped)} malformed "
+        f"({time.perf_counter() - start:.1f} s)")
     for sid, reason in corpus.skipped:
         warn(f"plgraph parser: skipped {what} sentence {sid}: {reason}")
     check_interrupt()
@@ -342,7 +355,28 @@ def _train_locked(run: _Run) -> None:
     check_interrupt()
     res2, train_c, dev_c, model2 = _train_pass2(run, folder, pr, vocab, rules, config2, data, progress)
     _train_pass3(run, folder, pr, vocab, rules, model2, res2, config3, train_c, dev_c, data, progress)
+    if not config.keep_prepared:
+        shutil.rmtree(_prepared_dir(run), ignore_errors=True)
     run.log(f"parser model in {folder.path} ({time.perf_counter() - start:.0f} s)")
+
+
+def _prepared_dir(run: _Run) -> str:
+    from ..model import PREPARED_DIR
+
+    return os.path.join(run.model_dir, PREPARED_DIR)
+
+
+def _store(run: _Run, folder, name: str, **key):
+    """The :class:`~plgraph.shards.StoreSpec` of the prepared sentences ``name`` of this
+    run: its key names the coarse models, the run's options, the labels and rules, and
+    ``key``'s items (what else they were made from)."""
+    from ...shards import StoreSpec
+
+    hdr = folder.header
+    base = {"pruners": hdr["pruners"].get("fingerprint"), "max_words": hdr.get("max_words"),
+            "limit": hdr.get("limit"), "ptb": os.path.abspath(run.config.ptb) if run.config.ptb else None,
+            "conversion": hdr.get("conversion")}
+    return StoreSpec(_prepared_dir(run), name, {**base, **key})
 
 
 def train_tagger(model_dir, graphs, *, retrain: bool = True, warn=to_stderr) -> None:
@@ -409,10 +443,13 @@ def _train_pass2(run: _Run, folder, pr, vocab, rules, config, data: _Data, progr
     from .passes import train_pass
 
     words = f"at most {folder.max_words} words"
+    sizes = {"labels": len(vocab), "rules": [rules.n_comb, rules.n_arc]}
     train_c = prepare_split(data.train, pr, vocab, rules, training=True, what=f"pass 2 train ({words})",
-                            too_long=data.too_long_train, progress=progress, log=run.log, warn=run.warn)
+                            too_long=data.too_long_train, progress=progress, log=run.log, warn=run.warn,
+                            store=_store(run, folder, "pass2-train", sentences=len(data.train), **sizes))
     dev_c = prepare_split(data.dev, pr, vocab, None, training=False, what=f"pass 2 dev ({words})",
-                          too_long=data.too_long_dev, progress=progress, log=run.log, warn=run.warn)
+                          too_long=data.too_long_dev, progress=progress, log=run.log, warn=run.warn,
+                          store=_store(run, folder, "pass2-dev", sentences=len(data.dev), **sizes))
     model2 = Pass2Model(vocab, config)
     _take_positive(run, "pass 2", model2, train_c)
     res = train_pass(folder, "pass2", model2, config, train_c, dev_c, rules, batch_gradient,
@@ -433,6 +470,8 @@ def _take_positive(run: _Run, name: str, model, corpus) -> None:
 def _train_pass3(run: _Run, folder, pr, vocab, rules, model2, res2, config, train_c, dev_c, data: _Data, progress):
     """Decode train and dev with the final pass 2 (outside scores), tune its pruning
     ratios on dev unless given (or stored), prepare pass 3's sentences and train it."""
+    import zlib
+
     import numpy as np
 
     from ...learn.learners import plain_read_args
@@ -444,7 +483,10 @@ def _train_pass3(run: _Run, folder, pr, vocab, rules, model2, res2, config, trai
     if res2.first_epoch <= res2.epochs:         # pass 2 changed in this run: its stored ratios are stale
         config = replace(config, ratio_s=given.get("ratio_s"), ratio_t=given.get("ratio_t"))
     read2 = plain_read_args(res2.weights.astype(np.float64))
-    out_dev = pass2_outputs(model2, read2, dev_c, rules, threads=threads, progress=progress)
+    start = time.perf_counter()
+    made_by = {"weights2": zlib.crc32(np.ascontiguousarray(res2.weights).tobytes()), "sentences": len(train_c.sents)}
+    out_dev = pass2_outputs(model2, read2, dev_c, rules, threads=threads, progress=progress,
+                            store=_store(run, folder, "pass2-out-dev", **made_by, dev=len(dev_c.sents)))
     check_interrupt()
     if config.ratio_s is None or config.ratio_t is None:
         tuned = tune_ratios(out_dev, dev_c, config.coarse_recall)
@@ -453,12 +495,20 @@ def _train_pass3(run: _Run, folder, pr, vocab, rules, model2, res2, config, trai
         run.log(f"pass 2 pruning ratios tuned on dev for {100 * config.coarse_recall:g}% of the gold labelled edges "
                 f"pass 2 can build: structural {config.ratio_s:.4f} ({tuned['reachable_s']} of {tuned['gold_s']} "
                 f"buildable), trace {config.ratio_t:.4f} ({tuned['reachable_t']} of {tuned['gold_t']})")
-    out_train = pass2_outputs(model2, read2, train_c, rules, threads=threads, progress=progress)
+    mark = time.perf_counter()
+    out_train = pass2_outputs(model2, read2, train_c, rules, threads=threads, progress=progress,
+                              store=_store(run, folder, "pass2-out-train", **made_by))
+    decoded = time.perf_counter() - mark
     check_interrupt()
     inventory = P3.SpineInventory(pr.spine.labels.items, vocab)
+    pruning = {k: v for k, v in asdict(config).items() if k not in ("epochs", "trace_bias")}
     train3 = prepare_corpus3(train_c, out_train, pr, inventory, vocab, config, training=True, rules=rules,
-                             progress=progress)
-    dev3 = prepare_corpus3(dev_c, out_dev, pr, inventory, vocab, config, training=False, progress=progress)
+                             progress=progress, store=_store(run, folder, "pass3-train", **made_by, config=pruning))
+    del out_train
+    dev3 = prepare_corpus3(dev_c, out_dev, pr, inventory, vocab, config, training=False, progress=progress,
+                           store=_store(run, folder, "pass3-dev", **made_by, dev=len(dev_c.sents), config=pruning))
+    run.log(f"pass 3 train and dev prepared ({time.perf_counter() - start:.1f} s; the final pass 2's decode of "
+            f"the {len(train_c.sents)} train sentences with outside scores {decoded:.1f} s)")
     check_interrupt()
     model3 = P3.Pass3Model(vocab, inventory, config)
     _take_positive(run, "pass 3", model3, train3)
