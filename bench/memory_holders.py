@@ -1,5 +1,6 @@
 """What holds the memory at a run's peak: a memray capture summed by the code that allocated it.
 
+    pip install 'plgraph[profile]'          # memray
     memray run --trace-python-allocators -o run.bin -m plgraph parser train ...
     python bench/memory_holders.py run.bin [--top 25] [--depth 2]
 
@@ -34,7 +35,10 @@ def holder(stack, depth: int) -> str:
 
 def summarise(path: str, depth: int = 2) -> tuple[int, collections.Counter, int]:
     """``(peak bytes, Counter holder -> bytes alive at the peak, allocations read)``."""
-    from memray import FileReader
+    try:
+        from memray import FileReader
+    except ImportError:
+        raise SystemExit("memray is not installed: pip install 'plgraph[profile]' (or pip install memray)") from None
 
     reader = FileReader(path)
     sums: collections.Counter = collections.Counter()

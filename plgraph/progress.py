@@ -76,19 +76,25 @@ def is_warm(key: Hashable) -> bool:
     return key in _WARM
 
 
+#: how many jobs per thread :func:`thread_imap` runs ahead of the result it yields
+AHEAD = 16
+
+
 def thread_imap(job: Callable, items: Iterable, threads: int = 1, *, progress: bool | None = False,
                 desc: str = "", unit: str = "item") -> Iterator:
     """``job(x)`` for each of ``items``, yielded in input order as they finish (see the
     module docstring); a bar named ``desc`` counts them when :func:`shown`.  At most
-    ``2 * threads`` jobs are submitted ahead of the one yielded, so that the results held
-    at a time (a decode's chart, say) do not grow with the number of items."""
+    :data:`AHEAD` ``* threads`` jobs are submitted ahead of the one yielded, so that the
+    results held at a time do not grow with the number of items, while a long job does
+    not leave the other threads idle (jobs that make something large -- a chart -- should
+    return only what their caller keeps of it)."""
     items = list(items)
     with bar(len(items), desc, progress, unit) as b:
         if threads > 1 and len(items) > 1:
             from collections import deque
             from concurrent.futures import ThreadPoolExecutor
 
-            ahead = 2 * threads
+            ahead = AHEAD * threads
             with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
                 pending: deque = deque(pool.submit(job, x) for x in items[:ahead])
                 nxt = len(pending)

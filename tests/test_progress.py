@@ -124,30 +124,32 @@ def test_shown(monkeypatch):
     assert not P.shown(None)
 
 
-def test_thread_imap_keeps_input_order_and_runs_at_most_twice_the_threads_ahead():
+def test_thread_imap_keeps_input_order_and_runs_a_bounded_number_of_jobs_ahead():
     """Results come in input order, whatever order the jobs finish in, and no job starts
-    more than ``2 * threads`` items ahead of the last result taken (memory held by the
-    results does not grow with the items)."""
+    more than ``AHEAD * threads`` items ahead of the last result taken (the results held
+    do not grow with the items)."""
     import threading
     import time
 
-    from plgraph.progress import thread_imap, thread_map
+    from plgraph.progress import AHEAD, thread_imap, thread_map
 
+    threads, n = 2, 6 * AHEAD * 2
     started: list = []
     lock = threading.Lock()
 
     def job(x):
         with lock:
             started.append(x)
-        time.sleep(0.002 * (x % 3))          # later items often finish first
+        time.sleep(0.0005 * (x % 3))          # later items often finish first
         return x * x
 
     taken = 0
-    for r in thread_imap(job, range(40), 3):
+    for r in thread_imap(job, range(n), threads):
         assert r == taken * taken
         taken += 1
-        time.sleep(0.001)
+        if taken % 7 == 0:
+            time.sleep(0.002)                 # a slow consumer: the jobs must wait for it
         with lock:
-            assert max(started) < taken + 2 * 3, (max(started), taken)
-    assert sorted(started) == list(range(40))
+            assert max(started) < taken + AHEAD * threads, (max(started), taken)
+    assert sorted(started) == list(range(n))
     assert thread_map(job, range(7), 2) == [x * x for x in range(7)] == thread_map(job, range(7), 1)

@@ -180,24 +180,27 @@ def collect_gradient(sents, job, stats: dict | None, threads: int) -> SparseGrad
     ``threads`` threads when > 1, each indexing its sentence there, so that a sequence
     that loads when indexed loads in parallel) and sum the feature parts in sentence
     order; counts sentences, search errors, mismatches, failed parses and gold graphs not
-    derivable into ``stats``.  Shared by passes 2 and 3.  The decodes are dropped as
-    they are summed (:func:`~plgraph.progress.thread_imap`): a few charts are held at a
-    time."""
+    derivable into ``stats``.  Shared by passes 2 and 3.  Each thread keeps of a decode
+    only its counters and feature parts (:func:`~plgraph.progress.thread_imap`): a chart
+    lives as long as its decode."""
     def one(k):
         sent = sents[k]
-        return sent, job(sent)
+        d, parts = job(sent)
+        return (bool(d.search_error), bool(d.mismatch), bool(d.result.parsed), sent.gold_items is None,
+                d.loss), parts
 
     idx_parts, val_parts = [], []
     loss = 0.0
-    for sent, (d, parts) in thread_imap(one, range(len(sents)), threads):
+    for (search_error, mismatch, parsed, not_derivable, d_loss), parts in thread_imap(one, range(len(sents)),
+                                                                                        threads):
         if stats is not None:
             stats["sentences"] = stats.get("sentences", 0) + 1
-            stats["search_errors"] = stats.get("search_errors", 0) + int(d.search_error)
-            stats["mismatches"] = stats.get("mismatches", 0) + int(d.mismatch)
-            stats["failed"] = stats.get("failed", 0) + int(not d.result.parsed)
-            stats["not_derivable"] = stats.get("not_derivable", 0) + int(sent.gold_items is None)
+            stats["search_errors"] = stats.get("search_errors", 0) + int(search_error)
+            stats["mismatches"] = stats.get("mismatches", 0) + int(mismatch)
+            stats["failed"] = stats.get("failed", 0) + int(not parsed)
+            stats["not_derivable"] = stats.get("not_derivable", 0) + int(not_derivable)
         if parts:
-            loss += d.loss
+            loss += d_loss
             for i, v in parts:
                 idx_parts.append(i)
                 val_parts.append(v)

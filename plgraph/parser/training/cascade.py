@@ -181,30 +181,30 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
     c = dict.fromkeys(("spines", "failed", "search", "items", "cells", "cells_used"), 0)
     retried = 0
 
-    def job(i):         # (sentence, decode, retried): the retry under relaxed pruning replaces both
+    def job(i):         # what is counted of sentence i's decode (retried under relaxed pruning if needed)
         s = corpus.sents[i]
         d = model.decode(s, corpus.tokens, read_args, rules)
         again = relaxed_sentence(corpus, i) if not d.result.parsed and retry else None
         if again is not None:
             d2 = model.decode(again, corpus.tokens, read_args, rules)
             if d2.result.parsed:
-                return again, d2, True
-        return s, d, again is not None
-
-    for s, d, tried in thread_imap(job, range(len(corpus.sents)), threads):
-        retried += int(tried)
+                s, d = again, d2
         iu = np.triu_indices(s.N, 1)
-        c["items"] += int(d.result.kept.sum())
-        c["cells"] += len(iu[0])
-        c["cells_used"] += int((d.result.kept[iu] > 0).sum())
-        c["failed"] += int(not d.result.parsed)
-        c["search"] += int(d.search_error)
         edges, spines = d.result.edges, d.spines
         if not d.result.parsed and fallback:
             edges = s.fallback_edges or {}
             spines = s.fallback_spines if s.fallback_spines is not None else spines
-        c["spines"] += int(((spines == s.gold_spine_id) & (s.gold_spine_id >= 0)).sum())
-        count_edges(edge_c, s.n, s.gold, edges, parent)
+        counts = {"spines": int(((spines == s.gold_spine_id) & (s.gold_spine_id >= 0)).sum()),
+                  "failed": int(not d.result.parsed), "search": int(d.search_error),
+                  "items": int(d.result.kept.sum()), "cells": len(iu[0]),
+                  "cells_used": int((d.result.kept[iu] > 0).sum())}
+        return s.n, s.gold, edges, counts, again is not None
+
+    for n, gold, edges, counts, tried in thread_imap(job, range(len(corpus.sents)), threads):
+        retried += int(tried)
+        for key, val in counts.items():
+            c[key] += val
+        count_edges(edge_c, n, gold, edges, parent)
     seconds = time.perf_counter() - start
     scores = edge_scores(edge_c)
     structure = {k: scores.pop(k) for k in ("uas", "las", "las_node")}
