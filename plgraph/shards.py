@@ -38,7 +38,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .atomic import atomic_json, atomic_open, clean_stale_temporaries
+from .atomic import atomic_json, atomic_savez_compressed, clean_stale_temporaries
 from .errors import ModelFileError
 
 FORMAT = "plgraph-shards"
@@ -134,12 +134,8 @@ def decode(tree, buffer: np.ndarray) -> Any:
     if "l" in tree:
         return [decode(v, buffer) for v in tree["l"]]
     if "d" in tree:
-        return {_hashable(decode(k, buffer)): decode(v, buffer) for k, v in tree["d"]}
+        return {decode(k, buffer): decode(v, buffer) for k, v in tree["d"]}
     raise ValueError(f"not a record tree: {sorted(tree)}")
-
-
-def _hashable(key):
-    return tuple(_hashable(k) for k in key) if isinstance(key, list) else key
 
 
 def _parts(record) -> tuple:
@@ -195,8 +191,8 @@ class ShardWriter:
 
     ``key``: JSON describing what the records are made from; an unfinished store with
     the same key is continued (:attr:`consumed` inputs and :attr:`count` records already
-    written, :attr:`meta` as saved), any other is replaced.  Call :meth:`add` per record
-    (``consumed``: inputs used up to now, records or skips) and :meth:`finish` at the end."""
+    written, :attr:`meta` as saved), any other is replaced.  Call :meth:`add` per record,
+    :meth:`skip` per input left without one, and :meth:`finish` at the end."""
 
     def __init__(self, folder, name: str, key, shard_size: int = 64):
         if shard_size < 1:
@@ -215,9 +211,8 @@ class ShardWriter:
         self._tuples: list = []
         self._members: dict = {}
 
-    def add(self, record, consumed: int | None = None) -> None:
-        """Append ``record``; ``consumed``: the inputs used up to and including it
-        (default: one more than before)."""
+    def add(self, record) -> None:
+        """Append ``record`` (one input consumed)."""
         j = self._in_shard
         parts = _parts(record)
         for k, part in enumerate(parts):
@@ -225,19 +220,18 @@ class ShardWriter:
         self._tuples.append(len(parts) if type(record) is tuple else 0)
         self._in_shard += 1
         self.count += 1
-        self.consumed = self.consumed + 1 if consumed is None else int(consumed)
+        self.consumed += 1
         if self._in_shard == self.shard_size:
             self._flush()
 
-    def skip(self, consumed: int | None = None) -> None:
+    def skip(self) -> None:
         """Count an input used up without a record."""
-        self.consumed = self.consumed + 1 if consumed is None else int(consumed)
+        self.consumed += 1
 
     def _flush(self) -> None:
         if self._in_shard:
             file = f"{self.name}-{len(self.shards):05d}.npz"
-            with atomic_open(os.path.join(self.folder, file), "wb") as handle:
-                np.savez_compressed(handle, **self._members)
+            atomic_savez_compressed(os.path.join(self.folder, file), **self._members)
             self.shards.append({"file": file, "records": self._in_shard, "tuple_sizes": self._tuples})
             self._in_shard, self._tuples, self._members = 0, [], {}
         self._save(complete=False)
