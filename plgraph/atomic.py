@@ -29,6 +29,7 @@ import stat
 import sys
 import tempfile
 import time
+import zipfile
 from contextlib import contextmanager
 
 import numpy as np
@@ -156,10 +157,21 @@ def atomic_savez(path, **arrays) -> None:
         np.savez(handle, **arrays)
 
 
-def atomic_savez_compressed(path, **arrays) -> None:
-    """``np.savez_compressed``, atomically, ``path`` as given."""
-    with atomic_open(path, "wb") as handle:
-        np.savez_compressed(handle, **arrays)
+def atomic_savez_compressed(path, level: int | None = None, **arrays) -> None:
+    """``np.savez_compressed``, atomically, ``path`` as given; ``level``: the deflate
+    level 1 (fastest) .. 9 (None: zlib's default, as numpy).  The file is a ``.npz``
+    ``np.load`` reads either way (one ``<name>.npy`` member per array, no pickle)."""
+    if level is None:
+        with atomic_open(path, "wb") as handle:
+            np.savez_compressed(handle, **arrays)
+        return
+    if not 1 <= level <= 9:
+        raise ValueError(f"deflate level {level}: expected 1 .. 9")
+    with atomic_open(path, "wb") as handle, \
+            zipfile.ZipFile(handle, "w", zipfile.ZIP_DEFLATED, compresslevel=level, allowZip64=True) as zf:
+        for name, value in arrays.items():
+            with zf.open(f"{name}.npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(value), allow_pickle=False)
 
 
 def atomic_text(path, text: str) -> None:

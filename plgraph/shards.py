@@ -42,7 +42,12 @@ from .atomic import atomic_json, atomic_savez_compressed, clean_stale_temporarie
 from .errors import ModelFileError
 
 FORMAT = "plgraph-shards"
+
 VERSION = 1
+#: deflate level of the shards: 1, the fastest -- shards are written once and read a few
+#: times, and the float arrays of pass 2's outputs deflate little at any level
+#: (``docs/results.md``, Memory, has the sizes and times)
+SHARD_DEFLATE_LEVEL = 1
 #: the record classes that may be stored, by name (see :func:`record_type`)
 _TYPES: dict[str, type] = {}
 
@@ -231,7 +236,7 @@ class ShardWriter:
     def _flush(self) -> None:
         if self._in_shard:
             file = f"{self.name}-{len(self.shards):05d}.npz"
-            atomic_savez_compressed(os.path.join(self.folder, file), **self._members)
+            atomic_savez_compressed(os.path.join(self.folder, file), level=SHARD_DEFLATE_LEVEL, **self._members)
             self.shards.append({"file": file, "records": self._in_shard, "tuple_sizes": self._tuples})
             self._in_shard, self._tuples, self._members = 0, [], {}
         self._save(complete=False)

@@ -9,11 +9,13 @@ import stat
 import subprocess
 import sys
 import threading
+import zipfile
 
 import numpy as np
 import pytest
 
-from plgraph.atomic import (atomic_json, atomic_open, atomic_savez, atomic_text, atomic_write_with,
+from plgraph.atomic import (atomic_json, atomic_open, atomic_savez, atomic_savez_compressed, atomic_text,
+                            atomic_write_with,
                             check_writable, check_writable_dir, clean_stale_temporaries)
 from plgraph.errors import OutputError, PlgraphError
 
@@ -61,6 +63,27 @@ def test_npz_through_a_fifo(tmp_path):
     reader.join(10)
     assert got and got[0][:2] == b"PK"
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_compressed_npz_at_a_deflate_level_loads_as_numpy_writes_it(tmp_path):
+    """A chosen deflate level gives the members numpy's own writer gives (same names,
+    equal arrays, deflated), and only levels 1..9 are taken (nothing written otherwise)."""
+    arrays = {"w": np.linspace(-1, 1, 5000), "idx": np.arange(4000, dtype=np.int32) % 7,
+              "empty": np.zeros((0, 3), np.uint8), "scalar": np.array(3.5)}
+    atomic_savez_compressed(tmp_path / "fast.npz", level=1, **arrays)
+    atomic_savez_compressed(tmp_path / "default.npz", **arrays)
+    with np.load(tmp_path / "fast.npz", allow_pickle=False) as fast, np.load(tmp_path / "default.npz") as ref:
+        assert sorted(fast.files) == sorted(ref.files) == sorted(arrays)
+        for name, value in arrays.items():
+            assert fast[name].dtype == value.dtype and fast[name].shape == value.shape
+            np.testing.assert_array_equal(fast[name], ref[name])
+    with zipfile.ZipFile(tmp_path / "fast.npz") as zf:
+        assert {i.compress_type for i in zf.infolist()} == {zipfile.ZIP_DEFLATED}
+        assert zf.getinfo("idx.npy").compress_size < zf.getinfo("idx.npy").file_size / 4
+    for bad in (0, 10):
+        with pytest.raises(ValueError, match="deflate level"):
+            atomic_savez_compressed(tmp_path / "bad.npz", level=bad, x=np.arange(3))
+    assert not (tmp_path / "bad.npz").exists()
 
 
 def test_write_with_streams_to_a_fifo(tmp_path):

@@ -262,6 +262,25 @@ def test_unbounded_beam_and_cube_equal_exhaustive_search(grammars, n):
         np.testing.assert_array_equal(a.arc_mm_s, b.arc_mm_s)
 
 
+def test_results_without_item_columns_are_the_same_parse(grammars):
+    """keep_items=False (what the decoders ask for) changes nothing but the item
+    columns: score, graph, spines, cell counts and arc max-marginals are those of the
+    run that keeps them, and item_mm refuses a result without them."""
+    rules = grammars["pruned"]
+    rng = np.random.default_rng(91)
+    for n in (4, 6, 8):
+        S, T, _ = draw(rng, n, p_allow=0.8)
+        gold = random_gold(rng, n)
+        a = run(S, T, None, 1, gold, rules, outside=True, beam=5, cube=50)
+        b = run(S, T, None, 1, gold, rules, outside=True, beam=5, cube=50, keep_items=False)
+        assert a.parsed and b.parsed and a.score == b.score and a.edges == b.edges
+        assert len(a.items["p"]) == int(a.kept.sum()) > 0 and b.items == {}
+        for name in ("spines", "kept", "pops", "cubes", "arc_mm_s", "arc_mm_t"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        with pytest.raises(ValueError, match="keep_items"):
+            b.item_mm()
+
+
 def test_beams_prune_and_never_beat_exhaustive_search(grammars):
     rules = grammars["pruned"]
     rng = np.random.default_rng(71)

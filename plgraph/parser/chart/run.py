@@ -11,7 +11,7 @@ graph and :func:`plgraph.parser.chart.gold.gold_item_ids`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -30,9 +30,11 @@ class ChartResult:
     nothing derives; ``edges``: {(child, parent, kind): label} with kind ``"S"`` or
     ``"T"`` in chart positions; ``spines``: each point's spine option; ``items``: dict of
     the kept items' columns (``p, q, o, key, flags, sp, sq, so, ins`` and, with outside,
-    ``out`` and ``mm``); ``arc_mm_s`` / ``arc_mm_t`` (N, N): arc max-marginals (with
-    outside); ``pops`` / ``kept`` / ``cubes`` (N, N): combinations popped, items kept and
-    sub-cubes per cell."""
+    ``out`` and ``mm``), empty unless :func:`parse_chart` was asked to keep them;
+    ``arc_mm_s`` / ``arc_mm_t`` (N, N): arc max-marginals (with outside); ``pops`` /
+    ``kept`` / ``cubes`` (N, N): combinations popped, items kept and sub-cubes per cell.
+    The kernel's own item and log buffers are not kept: they are freed when
+    :func:`parse_chart` returns."""
 
     score: float
     edges: dict
@@ -44,7 +46,6 @@ class ChartResult:
     arc_mm_s: np.ndarray | None = None
     arc_mm_t: np.ndarray | None = None
     goal: int = -1
-    raw: tuple = field(default=(), repr=False)
 
     @property
     def parsed(self) -> bool:
@@ -52,8 +53,11 @@ class ChartResult:
 
     def item_mm(self) -> dict:
         """{identity: max-marginal} over the items with a finite max-marginal, identity =
-        (p, q, o, key, flags without GOLD, sp, sq, so) with so = -1 when o = -1."""
+        (p, q, o, key, flags without GOLD, sp, sq, so) with so = -1 when o = -1 (needs a
+        result of ``parse_chart(..., outside=True, keep_items=True)``; ValueError otherwise)."""
         it = self.items
+        if "mm" not in it:
+            raise ValueError("item_mm needs a chart run with outside=True and keep_items=True")
         out = {}
         for r in np.flatnonzero(np.isfinite(it["mm"])):
             o = int(it["o"][r])
@@ -65,12 +69,15 @@ class ChartResult:
 
 def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: int = 0, cube: int = 0,
                 strict: bool = True, projective: bool = False, outside: bool = False,
-                mark_gold: bool = False) -> ChartResult:
+                mark_gold: bool = False, keep_items: bool = True) -> ChartResult:
     """Run the chart over one sentence's ``tables`` under ``rules`` (default: all 49,292
     rules; a pruned grammar is ``RuleUsage.pruned(1)``).  ``beam`` items per sub-beam and
     ``cube`` pops per cell (0: unlimited); ``strict`` the parser-level conditions;
     ``projective`` use the rules' projective-tree subset; ``outside`` compute outside
-    scores and max-marginals; ``mark_gold`` mark the gold derivation's items."""
+    scores and max-marginals; ``mark_gold`` mark the gold derivation's items;
+    ``keep_items`` copy the kept items' columns into :attr:`ChartResult.items` (decoders
+    that read only the graph, the counts and the arc max-marginals leave it off: the
+    copies would double the largest allocation of a big chart)."""
     if beam < 0 or cube < 0:
         raise ValueError("beam and cube must be >= 0 (0 means unlimited)")
     if mark_gold and tables.gold_items is None:
@@ -80,15 +87,17 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
         rules = rules.projective()
     g = rules.kernel_args()
     tb = tables.kernel_args()
-    raw = K.chart(g, tb, int(beam), int(cube), bool(strict), bool(outside), bool(mark_gold))
-    it, ins, nit, lg, lw, nlg, goal, best, stats = raw
+    it, ins, nit, lg, lw, nlg, goal, best, stats = K.chart(g, tb, int(beam), int(cube), bool(strict), bool(outside),
+                                                           bool(mark_gold))
     N = tables.N
-    items = {name: it[:nit, col].copy() for name, col in
-             (("p", K.P), ("q", K.Q), ("o", K.O), ("key", K.KEY), ("flags", K.FLG), ("sp", K.SP), ("sq", K.SQ),
-              ("so", K.SO), ("kind", K.KIND))}
-    items["ins"] = ins[:nit].copy()
+    items = {}
+    if keep_items:
+        items = {name: it[:nit, col].copy() for name, col in
+                 (("p", K.P), ("q", K.Q), ("o", K.O), ("key", K.KEY), ("flags", K.FLG), ("sp", K.SP), ("sq", K.SQ),
+                  ("so", K.SO), ("kind", K.KIND))}
+        items["ins"] = ins[:nit].copy()
     res = ChartResult(float(best), {}, np.full(N, -1, np.int64), items, stats[1].reshape(N, N),
-                      stats[2].reshape(N, N), stats[0].reshape(N, N), goal=int(goal), raw=raw)
+                      stats[2].reshape(N, N), stats[0].reshape(N, N), goal=int(goal))
     if goal >= 0:
         edges, ne, spines = K.backtrace(g, it, goal, N)
         res.spines = spines
@@ -99,8 +108,9 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
                 res.edges[(int(cc), int(pp), "T")] = int(tables.t_lab[flat])
     if outside:
         out, mm_s, mm_t = K.outside(it, ins, nit, lg, lw, nlg, tb)
-        items["out"] = out.copy()
-        items["mm"] = ins[:nit] + out
+        if keep_items:
+            items["out"] = out.copy()
+            items["mm"] = ins[:nit] + out
         res.arc_mm_s = mm_s.reshape(N, N)
         res.arc_mm_t = mm_t.reshape(N, N)
     return res

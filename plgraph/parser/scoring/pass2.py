@@ -413,7 +413,8 @@ def pass2_pruning(model2, sent2: Pass2Sentence, tokens, read_args, rules) -> Pas
     :class:`~plgraph.parser.scoring.scorer.Pass2Scorer`; no loss, outside scores) for
     :func:`plgraph.parser.scoring.pass3.pass3_sentence`."""
     tables, s_plain, t_plain = model2.scored_tables(sent2, tokens, read_args)
-    res = parse_chart(tables, rules, beam=model2.config.beam, cube=model2.config.cube, outside=True)
+    res = parse_chart(tables, rules, beam=model2.config.beam, cube=model2.config.cube, outside=True,
+                      keep_items=False)
     N = sent2.N
     mm_s = res.arc_mm_s.copy() if res.arc_mm_s is not None else np.full((N, N), NEG)
     mm_t = res.arc_mm_t.copy() if res.arc_mm_t is not None else np.full((N, N), NEG)

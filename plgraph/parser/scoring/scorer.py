@@ -138,11 +138,11 @@ def decode_chart(scorer: PassScorer, sent, tokens, read_args, rules, *, augment:
                  cube: int | None = None) -> ChartResult:
     """The chart over ``scorer``'s tables of ``sent`` (loss-augmented with ``augment``,
     the gold derivation's items marked when known), with the scorer's beam and cube
-    depth unless ``beam`` / ``cube`` are given."""
+    depth unless ``beam`` / ``cube`` are given; the result keeps no item columns."""
     tables = scorer.tables(sent, tokens, read_args, augment, weights)
     return parse_chart(tables, rules, beam=scorer.config.beam if beam is None else beam,
                        cube=scorer.config.cube if cube is None else cube,
-                       mark_gold=augment and sent.gold_items is not None)
+                       mark_gold=augment and sent.gold_items is not None, keep_items=False)
 
 
 def predicted_edges(result: ChartResult) -> list:

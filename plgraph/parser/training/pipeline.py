@@ -221,19 +221,27 @@ def _refuse(conflicts, run: _Run, stored) -> None:
 # -- data ---------------------------------------------------------------------------------------
 @dataclass
 class _Data:
-    """The corpora of a training run: the train split's ``sentences`` (labels and rules),
+    """The corpora of a training run: the train split's ``sentences`` (labels and rules;
+    their trees let go of once read: no stage of the training reads them),
     the graphs pass 2 trains on and scores (``train``, ``dev``: at most ``max_words`` words,
     ``train`` cut to ``limit``), the graphs the coarse models would train and tune on, and
-    what was left out."""
+    what was left out.  The run lets go of what it no longer needs as it goes
+    (:meth:`release_split`), so that no stage after the coarse models holds the whole
+    train split: a field let go of is None."""
 
-    sentences: list
-    train: list
-    dev: list
-    coarse_train: list
-    coarse_dev: list
+    sentences: list | None
+    train: list | None
+    dev: list | None
+    coarse_train: list | None
+    coarse_dev: list | None
     too_long_train: int
     too_long_dev: int
     unreadable: int
+
+    def release_split(self) -> None:
+        """After the coarse models, the labels and rules and the tagger: keep only the
+        graphs pass 2 prepares (``train``, ``dev``)."""
+        self.sentences = self.coarse_train = self.coarse_dev = None
 
 
 def read_split(split: str, ptb, progress, warn=to_stderr, prog: str = "plgraph parser"):
@@ -258,6 +266,8 @@ def _read_data(run: _Run, opts, progress) -> _Data:
     ptb = run.config.ptb
     train, bad_tr = read_split("train", ptb, progress, run.warn)
     dev, bad_dv = read_split("dev", ptb, progress, run.warn)
+    for s in train:             # training reads the graphs only: the trees are let go of at once
+        s.tree = s.graph.source_tree = None
     train_graphs, too_long_tr = short_graphs([s.graph for s in train], opts["max_words"])
     dev_graphs, too_long_dv = short_graphs([s.graph for s in dev], opts["max_words"])
     if opts["limit"]:
@@ -352,9 +362,11 @@ def _train_locked(run: _Run) -> None:
     pr, pdir = _pruners(run, os.path.join(M, "pruners"), stored, data.coarse_train, data.coarse_dev, progress)
     folder, vocab, rules = _parser_folder(run, stored, opts, data, pr, pdir, progress)
     train_tagger(M, data.coarse_train, retrain=stored is None, warn=run.warn)
+    data.release_split()
     check_interrupt()
     res2, train_c, dev_c, model2 = _train_pass2(run, folder, pr, vocab, rules, config2, data, progress)
-    _train_pass3(run, folder, pr, vocab, rules, model2, res2, config3, train_c, dev_c, data, progress)
+    del data
+    _train_pass3(run, folder, pr, vocab, rules, model2, res2, config3, train_c, dev_c, progress)
     if not config.keep_prepared:
         shutil.rmtree(_prepared_dir(run), ignore_errors=True)
     run.log(f"parser model in {folder.path} ({time.perf_counter() - start:.0f} s)")
@@ -437,7 +449,9 @@ def _check_conversion(conversion, pruners, pdir) -> None:
 
 def _train_pass2(run: _Run, folder, pr, vocab, rules, config, data: _Data, progress):
     """Prepare the train and dev sentences for pass 2 and train it into ``folder``;
-    ``(PassResult, train corpus, dev corpus, model)`` (what a later pass starts from)."""
+    ``(PassResult, train corpus, dev corpus, model)`` (what a later pass starts from).
+    ``data.train`` is let go of once prepared: the train corpus keeps the graphs it
+    prepared, for pass 3's preparation."""
     from ..scoring.pass2 import Pass2Model, batch_gradient
     from .corpus import evaluate_pass2
     from .passes import train_pass
@@ -447,6 +461,7 @@ def _train_pass2(run: _Run, folder, pr, vocab, rules, config, data: _Data, progr
     train_c = prepare_split(data.train, pr, vocab, rules, training=True, what=f"pass 2 train ({words})",
                             too_long=data.too_long_train, progress=progress, log=run.log, warn=run.warn,
                             store=_store(run, folder, "pass2-train", sentences=len(data.train), **sizes))
+    data.train = None
     dev_c = prepare_split(data.dev, pr, vocab, None, training=False, what=f"pass 2 dev ({words})",
                           too_long=data.too_long_dev, progress=progress, log=run.log, warn=run.warn,
                           store=_store(run, folder, "pass2-dev", sentences=len(data.dev), **sizes))
@@ -467,9 +482,10 @@ def _take_positive(run: _Run, name: str, model, corpus) -> None:
                 f"share a negative pool of 2^{model.pool_bits} weights")
 
 
-def _train_pass3(run: _Run, folder, pr, vocab, rules, model2, res2, config, train_c, dev_c, data: _Data, progress):
+def _train_pass3(run: _Run, folder, pr, vocab, rules, model2, res2, config, train_c, dev_c, progress):
     """Decode train and dev with the final pass 2 (outside scores), tune its pruning
-    ratios on dev unless given (or stored), prepare pass 3's sentences and train it."""
+    ratios on dev unless given (or stored), prepare pass 3's sentences and train it.
+    The train corpus's graphs are let go of once pass 3's train sentences are prepared."""
     import zlib
 
     import numpy as np
@@ -505,6 +521,7 @@ def _train_pass3(run: _Run, folder, pr, vocab, rules, model2, res2, config, trai
     train3 = prepare_corpus3(train_c, out_train, pr, inventory, vocab, config, training=True, rules=rules,
                              progress=progress, store=_store(run, folder, "pass3-train", **made_by, config=pruning))
     del out_train
+    train_c.graphs = None
     dev3 = prepare_corpus3(dev_c, out_dev, pr, inventory, vocab, config, training=False, progress=progress,
                            store=_store(run, folder, "pass3-dev", **made_by, dev=len(dev_c.sents), config=pruning))
     run.log(f"pass 3 train and dev prepared ({time.perf_counter() - start:.1f} s; the final pass 2's decode of "
