@@ -54,6 +54,44 @@ def small_model(ewt_train_small):
     return model, enc
 
 
+def test_gold_features_collected_in_chunks_equal_one_pass_over_every_key(ewt_train_small):
+    """The feature table and (feature, label) pairs gathered a few sentences at a time
+    are those of one pass over every gold key of the corpus: ids in order of first
+    occurrence, the distinct pairs observed (the model's weight layout follows)."""
+    from plgraph.dep.features import compile_templates
+    from plgraph.dep.model import _Static, gold_features
+    from plgraph.learn.features import FeatureTable
+    from plgraph.learn.labels import label_blocks
+
+    model, enc, _ = DepModel.build(ewt_train_small[:300], DepConfig(order=1))
+    static = _Static.build(compile_templates(model.config.templates, model.config.dd), None)
+    args = (enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, enc.heads, enc.labels, static.tseed, static.tmpl,
+            static.tflags, static.head_t, static.dep_t, static.pair_t, static.betw_t, static.betw_col)
+    total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
+    keys, labs = np.empty(total, np.uint64), np.empty(total, np.int64)
+    KN.gold_feature_keys(*args, False, keys, labs)
+    order = []
+    first = {}
+    for k in keys.tolist():                 # ids by first occurrence, in plain Python
+        if k not in first:
+            first[k] = len(order)
+            order.append(k)
+    pairs = sorted({(first[k], lab) for k, lab in zip(keys.tolist(), labs.tolist())})
+    assert len(order) > 1000 and len(pairs) > len(order)
+    for chunk in (1, 7, 300, 10_000):
+        table, fids, flabs = gold_features(enc, static, chunk=chunk)
+        assert table.keys().tolist() == order
+        assert list(zip(fids.tolist(), flabs.tolist())) == pairs
+        np.testing.assert_array_equal(table.table, FeatureTable.from_keys(np.array(order, np.uint64)).table)
+    every = label_blocks(np.array([first[k] for k in keys.tolist()]), labs, len(order), model.taxonomy)
+    distinct = label_blocks(fids, flabs, len(order), model.taxonomy)
+    for a, b in zip(every, distinct):       # the weight layout of every observation = of the distinct pairs
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(model.foff, every[0])
+    with pytest.raises(ValueError, match="chunk"):
+        gold_features(enc, static, chunk=0)
+
+
 def test_arc_scores_equal_direct_enumeration(small_model, ewt_train_small):
     model, enc = small_model
     w = model.weights.astype(np.float64)

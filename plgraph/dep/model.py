@@ -139,6 +139,40 @@ class _Static:
         return cls(tseed.astype(np.uint64), tmpl, tflags, *groups[:4], betw_col, groups[4])
 
 
+#: sentences whose gold feature keys :func:`gold_features` collects at a time
+GOLD_KEY_CHUNK = 1000
+
+
+def gold_features(enc: Encoded, static: "_Static", chunk: int = GOLD_KEY_CHUNK):
+    """The feature table of the labelled features on the gold arcs of ``enc`` (ids in the
+    order of first occurrence, sentence by sentence) and the distinct ``(feature id,
+    label id)`` pairs observed on them (two int64 arrays, sorted).
+
+    The keys are collected ``chunk`` sentences at a time, so that memory holds one chunk's
+    keys (about 50 KB a sentence) and the distinct pairs, not every key of the corpus: the
+    table and the pairs do not depend on ``chunk``."""
+    if chunk < 1:
+        raise ValueError(f"chunk {chunk}: expected at least 1 sentence")
+    seen = FeatureTable()
+    codes = []
+    n_lab = int(enc.labels.max(initial=-1)) + 2          # label ids -1 .. max, coded with an offset of 1
+    for lo in range(0, len(enc), chunk):
+        hi = min(lo + chunk, len(enc))
+        args = (enc.row0[lo:hi], enc.word0[lo:hi], enc.n[lo:hi], enc.atoms, NONE_SIB, enc.heads, enc.labels,
+                static.tseed, static.tmpl, static.tflags, static.head_t, static.dep_t, static.pair_t, static.betw_t,
+                static.betw_col)
+        total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
+        keys = np.empty(total, np.uint64)
+        labs = np.empty(total, np.int64)
+        KN.gold_feature_keys(*args, False, keys, labs)
+        _, first = np.unique(keys, return_index=True)
+        seen.add(keys[np.sort(first)])                    # new keys get the next ids, in order
+        codes.append(np.unique(seen.lookup(keys) * n_lab + (labs + 1)))
+    table = FeatureTable.from_keys(seen.keys())            # the table one pass over every key builds
+    pairs = np.unique(np.concatenate(codes)) if codes else np.zeros(0, np.int64)
+    return table, pairs // n_lab, pairs % n_lab - 1
+
+
 def _label_classes(enc: Encoded, n_labels: int, constraint: str):
     """Candidate labels per arc class (coarse POS of head and dependent, direction).
 
@@ -269,16 +303,9 @@ class DepModel:
         label_classes = _label_classes(enc, len(labels), config.label_constraint)
         arc = compile_templates(config.templates, config.dd)
         static = _Static.build(arc, None)
-        args = (enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, enc.heads, enc.labels, static.tseed, static.tmpl,
-                static.tflags, static.head_t, static.dep_t, static.pair_t, static.betw_t, static.betw_col)
-        total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
-        keys = np.empty(total, np.uint64)
-        labs = np.empty(total, np.int64)
-        KN.gold_feature_keys(*args, False, keys, labs)
-        uniq, first = np.unique(keys, return_index=True)
-        table = FeatureTable.from_keys(keys[np.sort(first)])
-        fids = table.lookup(keys)
+        table, fids, labs = gold_features(enc, static)
         foff, fnode = label_blocks(fids, labs, len(table), taxonomy)
+        del fids, labs
         info = {"train_sentences": len(sentences), "train_words": int(enc.n.sum()),
                 "lifted_arcs": report.lifted_arcs, "nonprojective_sentences": report.nonprojective_sentences,
                 "restored_exactly": report.restored_exactly}
