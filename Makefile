@@ -47,7 +47,7 @@ bench: $(STAMP) ## run the benchmarks (current figures and their commands: docs/
 	$(PY) bench/bench_pass2.py
 	$(PY) bench/bench_eval.py
 
-parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser, replacing a finished one only once complete (~36 min, 2 cores)
+parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser, replacing a finished one only once complete (~33 min, 2 cores)
 	$(PY) -m plgraph parser train --model-dir runs/parser --overwrite
 
 PARSER_MODEL ?= runs/parser

@@ -10,7 +10,7 @@
   code change retrains.  It parses, badly: it exists to run the notebook's cells.
 * full mode: the repository's ``runs/parser`` (``make parser-model``) when it holds a
   trained model, otherwise the default model trained into ``parser-full-<code>`` of the
-  cache (about 36 minutes on 2 cores).
+  cache (about 33 minutes on 2 cores).
 
 Several processes may ask at once (a notebook and a test worker): the first trains under
 the folder's lock, the others wait for it and load what it wrote.
@@ -87,7 +87,7 @@ def notebook_parser(quick: bool | None = None, progress=None, log=print) -> Path
     def build(folder: Path) -> Path:
         if log:
             log(f"training the {'quick' if quick else 'full'} parser model into {folder} "
-                f"({'about a minute' if quick else 'about 36 minutes on 2 cores'})")
+                f"({'about a minute' if quick else 'about 33 minutes on 2 cores'})")
         os.makedirs(folder, exist_ok=True)
         return Path(train(notebook_train_config(quick, folder, progress)))
 
