@@ -46,7 +46,7 @@ FORMAT = "plgraph-shards"
 VERSION = 1
 #: deflate level of the shards: 1, the fastest -- shards are written once and read a few
 #: times, and the float arrays of pass 2's outputs deflate little at any level
-#: (``docs/results.md``, Memory, has the sizes and times)
+#: (sizes and times: ``docs/experiments/2026-12-06-flat-memory.md``)
 SHARD_DEFLATE_LEVEL = 1
 #: the record classes that may be stored, by name (see :func:`record_type`)
 _TYPES: dict[str, type] = {}

@@ -143,14 +143,14 @@ class _Static:
 GOLD_KEY_CHUNK = 1000
 
 
-def gold_features(enc: Encoded, static: "_Static", chunk: int = GOLD_KEY_CHUNK):
+def gold_features(enc: Encoded, static: _Static, chunk: int = GOLD_KEY_CHUNK):
     """The feature table of the labelled features on the gold arcs of ``enc`` (ids in the
     order of first occurrence, sentence by sentence) and the distinct ``(feature id,
     label id)`` pairs observed on them (two int64 arrays, sorted).
 
     The keys are collected ``chunk`` sentences at a time, so that memory holds one chunk's
-    keys (about 50 KB a sentence) and the distinct pairs, not every key of the corpus: the
-    table and the pairs do not depend on ``chunk``."""
+    keys (16 bytes a key with its label) and the distinct pairs, not every key of the corpus:
+    the table and the pairs do not depend on ``chunk``."""
     if chunk < 1:
         raise ValueError(f"chunk {chunk}: expected at least 1 sentence")
     seen = FeatureTable()
