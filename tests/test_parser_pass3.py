@@ -515,3 +515,74 @@ def test_trace_prob_keeps_the_traces_the_classifier_believes(setting):
         replace(cfg, trace_prob=1.5)
     with pytest.raises(ValueError, match="trace_precision 101: expected a percentage"):
         replace(cfg, trace_precision=101.0)
+
+
+def test_relaxed_retries_run_alone_after_the_threads_and_count_as_inline(setting):
+    """``evaluate_pass3`` with two threads over dev sentences whose first decode fails: each
+    is prepared again by ``relaxed_sentence`` (relaxed pruning: a new, larger sentence)
+    and decoded only after every first decode is done, one at a time; a retry that
+    parses counts as that decode (here: gold), one that fails too counts as the first
+    (here without fallback: all wrong); ``retried`` counts both.  Expected scores are those of a model
+    whose only decode of each sentence is the one counted."""
+    import threading
+    from types import SimpleNamespace
+
+    from plgraph.parser.training.cascade import Prepared3, Sources, evaluate_pass3
+    from plgraph.parser.training.corpus import PreparedCorpus
+
+    lo, hi = setting["n_train"], setting["n_train"] + setting["n_dev"]
+    graphs, s2 = setting["graphs"][lo:hi], setting["s2"][lo:hi]
+    pruned = [setting["pr"].prune(g) for g in graphs]
+    sents = setting["s3"][lo:hi]
+    corpus2 = PreparedCorpus(s2, setting["tokens"], graphs=graphs, pruned=pruned)
+    context = (setting["inv"], setting["vocab"], setting["pr"].spine.labels.items, setting["cfg"])
+    corpus = Prepared3(sents, setting["tokens"], sources=Sources(corpus2, setting["p2"][lo:hi]), context=context)
+    fail_first, fail_both = {sents[1].id, sents[4].id, sents[7].id}, {sents[4].id}
+
+    def gold_decode(s, parsed=True):
+        edges = {(int(c), int(p), "S" if s.gold.s[c, p] == lab else "T"): int(lab) for c, p, lab in P2.gold_edges(s.gold)}
+        return SimpleNamespace(result=SimpleNamespace(parsed=parsed, kept=np.ones((s.N, s.N), np.int64), edges=edges),
+                               spines=s.gold_spine_id.copy(), search_error=False)
+
+    failed = lambda s: SimpleNamespace(result=SimpleNamespace(parsed=False, kept=np.zeros((s.N, s.N), np.int64),  # noqa: E731
+                                                              edges={}), spines=np.full(s.n, -1), search_error=False)
+    log, lock, running = [], threading.Lock(), [0, 0]
+
+    class Staged:
+        """First decodes fail for ``fail_first``; relaxed ones parse unless in ``fail_both``."""
+        vocab = setting["vocab"]
+
+        def decode(self, s, *_args, **_kw):
+            first = any(s is x for x in sents)
+            with lock:
+                running[0] += 1
+                running[1] = max(running[1], running[0]) if not first else running[1]
+                log.append(("first" if first else "retry", s.id))
+            try:
+                if first:
+                    return failed(s) if s.id in fail_first else gold_decode(s)
+                assert s.N >= 1 and s.id in fail_first
+                return failed(s) if s.id in fail_both else gold_decode(s)
+            finally:
+                with lock:
+                    running[0] -= 1
+
+    r = evaluate_pass3(Staged(), None, corpus, threads=2, fallback=False)
+    kinds = [k for k, _ in log]
+    assert kinds == ["first"] * len(sents) + ["retry"] * len(fail_first)
+    assert sorted(i for k, i in log if k == "retry") == sorted(fail_first) and running[1] == 1
+
+    class Counted:
+        """The one decode of each sentence that the run above counts."""
+        vocab = setting["vocab"]
+
+        def decode(self, s, *_args, **_kw):
+            if s.id in fail_both:
+                return failed(s)
+            return gold_decode(s)
+
+    want = evaluate_pass3(Counted(), None, Prepared3(sents, setting["tokens"]), threads=1, fallback=False)
+    assert r["retried"] == 3 and r["failed"] == want["failed"] == 1
+    for key in ("uas", "las", "las_node", "spine_acc", "trace_p", "trace_r", "trace_labelled_p", "trace_labelled_r"):
+        assert r[key] == want[key], key
+    assert 0 < r["uas"] < 100.0
