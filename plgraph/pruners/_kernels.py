@@ -212,10 +212,11 @@ def trace_sentence_scores(wh, th, tid, base, n, allowed, mask, w, q, u, nn, eta,
             if c == p:
                 continue
             nc = trace_candidates(tid, base, n, c, p, allowed, cand)
-            nb = pair_keys(wh, th, base, n, c, p, True, keys_b)
+            # np.bool_(...), not a literal: one compiled pair_keys for both classes (and passes 2-3)
+            nb = pair_keys(wh, th, base, n, c, p, np.bool_(True), keys_b)
             S[c, p, 0] = score(keys_b, nb, 0, mask, w, q, u, nn, eta, C, reg)
             if nc > 1:
-                na = pair_keys(wh, th, base, n, c, p, False, keys_a)
+                na = pair_keys(wh, th, base, n, c, p, np.bool_(False), keys_a)
                 for t in range(1, nc):
                     S[c, p, cand[t]] = score(keys_a, na, cand[t], mask, w, q, u, nn, eta, C, reg)
     return S
@@ -247,8 +248,8 @@ def trace_batch(batch, tok_off, wh, th, tid, gold_off, gold_c, gold_p, gold_l, a
                 g = gold[c, p]
                 if nc == 1 and g == 0:
                     continue  # only "no trace" is possible and it is right
-                nb = pair_keys(wh, th, base, n, c, p, True, keys_b)
-                na = pair_keys(wh, th, base, n, c, p, False, keys_a)
+                nb = pair_keys(wh, th, base, n, c, p, np.bool_(True), keys_b)
+                na = pair_keys(wh, th, base, n, c, p, np.bool_(False), keys_a)
                 best = -1
                 best_s = -np.inf
                 gold_ok = g == 0

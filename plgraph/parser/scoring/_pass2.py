@@ -235,7 +235,7 @@ def label_tables(sk, cands, loss, fh, wv, out):
     plain_of = np.empty(2)
     gold = np.empty(2, np.int64)
     for k in range(pc.shape[0]):
-        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, pc[k], pp[k], False, keys)
+        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, pc[k], pp[k], np.bool_(False), keys)
         best[:] = NEG
         lab_of[:] = -1
         plain_of[:] = 0.0
@@ -273,7 +273,7 @@ def candidate_scores(sk, cands, fh, wv, out):
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
     cls_score, cls_stamp = class_cache(fh.back)
     for k in range(cands.pc.shape[0]):
-        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, cands.pc[k], cands.pp[k], False, keys)
+        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, cands.pc[k], cands.pp[k], np.bool_(False), keys)
         for j in range(cands.cand_off[k], cands.cand_off[k + 1]):
             out[j] = labelled_score(keys, nk, cands.cand_lab[j], cls_score, cls_stamp, k, fh, wv)
 
@@ -286,7 +286,7 @@ def edge_features(sk, ec, ep, elab, sign, fh, out_idx, out_val):
     keys = np.empty(MAX_PAIR_KEYS, np.uint64)
     m = 0
     for e in range(ec.shape[0]):
-        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, ec[e], ep[e], False, keys)
+        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, ec[e], ep[e], np.bool_(False), keys)
         m = keyed_features(keys, nk, elab[e], sign[e], fh, out_idx, out_val, m)
     return m
 

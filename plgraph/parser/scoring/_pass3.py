@@ -120,7 +120,7 @@ def label_tables(sk, cands, spines, loss, fh, wv, out):
     cls_score, cls_stamp = class_cache(fh.back)
     for k in range(pc.shape[0]):
         c, p = pc[k], pp[k]
-        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, c, p, False, keys)
+        nk = pair_keys(sk.wh, sk.th, sk.base, sk.n, c, p, np.bool_(False), keys)
         lo, hi = cand_off[k], cand_off[k + 1]
         for j in range(lo, hi):
             arc[j - lo] = labelled_score(keys, nk, cand_lab[j], cls_score, cls_stamp, k, fh, wv)
@@ -164,7 +164,7 @@ def features(sk, ec, ep, elab, esc, esp, spw, sps, sign, fh, out_idx, out_val):
     jk = np.empty(N_JOINT, np.uint64)
     m = 0
     for e in range(ec.shape[0]):
-        nk = pair_keys(wh, th, base, n, ec[e], ep[e], False, keys)
+        nk = pair_keys(wh, th, base, n, ec[e], ep[e], np.bool_(False), keys)
         m = keyed_features(keys, nk, elab[e], sign, fh, out_idx, out_val, m)
         joint_keys(th, base, n, ec[e], ep[e], esc[e], esp[e], jk)
         for k in range(N_JOINT):
