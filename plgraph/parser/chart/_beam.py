@@ -15,7 +15,7 @@ from ... import _numba_cache
 from ...config import NUMBA_CACHE
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def rank_rows(sins, sidn, rows, m, gkey, K, keep, order):
     """Sort scratch rows ``rows[:m]`` by (``gkey[row]``, score descending, identity) into
     ``order[:m]`` and set ``keep[row]`` for the best ``K`` of every group (all: K <= 0)."""
@@ -77,7 +77,7 @@ def rank_rows(sins, sidn, rows, m, gkey, K, keep, order):
         z = e
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def _row_after(gkey, sins, sidn, a, b):
     if gkey[a] != gkey[b]:
         return gkey[a] > gkey[b]

@@ -36,7 +36,7 @@ LW_W, LW_S, LW_T = range(3)
 
 
 # -- identities and storage ---------------------------------------------------------------------
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def ident(o, key, flags, sp, sq, so):
     """The exact int64 identity of an item within its cell (58 bits)."""
     x = (np.int64(o) + 1) * N_KEYS + key
@@ -44,14 +44,14 @@ def ident(o, key, flags, sp, sq, so):
     return ((x * SPN + sp) * SPN + sq) * SPN + so
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def mix(x):
     x = x ^ (x >> 31)
     x = x * np.int64(-7046029254386353131)
     return x ^ (x >> 29)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def hfind(hk, hg, gen, idn):
     """Slot of ``idn`` in the cell's open-addressing table, or the free slot for it (a slot
     is in use when its generation ``hg`` is the current cell's ``gen``)."""
@@ -98,7 +98,7 @@ def rehash(sidn, sn, gen, size):
     return hk, hv, hg
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def add_item(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, o, key, flags, sp, sq, so, score, kind, rule, a, b, c, aux, mode,
          gold):
     """Add item (p, q, o, key, flags, spines) with ``score`` to the cell's scratch rows (room
@@ -144,7 +144,7 @@ def add_item(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, o, key, flags, sp, sq, 
     return sn + 1, row
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def is_gold(gold_off, gold_id, cell, idn):
     for z in range(gold_off[cell], gold_off[cell + 1]):
         if gold_id[z] == idn:
@@ -152,12 +152,12 @@ def is_gold(gold_off, gold_id, cell, idn):
     return False
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def n_spines(sp_off, w):
     return sp_off[w + 1] - sp_off[w]
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def end_units(v, root):
     """Half-units of a point's spine score an item counts for it as a span end."""
     return 2 if v == 0 or v == root else 1

@@ -95,9 +95,14 @@ The item layout and storage are :mod:`~plgraph.parser.chart._items`, the combina
 arc-step helpers :mod:`~plgraph.parser.chart._steps`, outside scores and the back-trace
 :mod:`~plgraph.parser.chart._outside`; this module holds :func:`chart` alone.
 
-Cache note: the kernels inline :mod:`plgraph.rules._apply`, :mod:`plgraph.parser.chart._beam`,
-``_items`` and ``_steps``; the guards at the ends of the modules purge their cache files
-when those sources change.
+The helpers of :mod:`plgraph.parser.chart._beam`, ``_items`` and ``_steps`` are plain numba
+functions, not ``inline="always"``: LLVM inlines them into :func:`chart` all the same, and
+numba's own inlining repeats type inference at every call site (the kernel took about twice
+as long to compile).
+
+Cache note: the compiled kernels hold the numba functions of :mod:`plgraph.rules._apply`,
+``_beam``, ``_items`` and ``_steps``; the guards at the ends of the modules purge their
+cache files when those sources change.
 """
 from __future__ import annotations
 

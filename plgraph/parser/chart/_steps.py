@@ -1,4 +1,4 @@
-"""The chart's combination and arc-step helpers (numba, inlined into
+"""The chart's combination and arc-step helpers (numba, called from
 :func:`plgraph.parser.chart._kernel.chart`): reference points, sub-beam lookups, the
 loss a combination charges (:func:`comb_loss`), the flags of a combination
 (:func:`combine_flags`) and its spine correction, the crossing tables of the arc steps,
@@ -20,7 +20,7 @@ from ._items import (NEG, ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN, O_SLOT
 
 
 # -- combinations -------------------------------------------------------------------------------
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def ref_point(ref, p, k, l, q, ternary):
     """The external point a reference code asks of a child: a position, -1 (none), -2 (any
     point outside the goal span: the goal's external point) or -3 (never matches)."""
@@ -39,7 +39,7 @@ def ref_point(ref, p, k, l, q, ternary):
     return -3
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def sb_lower(sb_key, lo, hi, x):
     """First index in the sorted ``sb_key[lo:hi]`` whose key is >= ``x``."""
     a, b = lo, hi
@@ -52,7 +52,7 @@ def sb_lower(sb_key, lo, hi, x):
     return a
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def sb_candidates(sb_key, lo, hi, key, want):
     """Sub-beams (index range) of one cell index with item key ``key`` whose external point
     may be ``want`` (a position or -1: the one sub-beam group; -2: every group of the
@@ -64,7 +64,7 @@ def sb_candidates(sb_key, lo, hi, key, want):
     return sb_lower(sb_key, lo, hi, base), sb_lower(sb_key, lo, hi, base + O_SLOTS * SPN)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def pair_linked(letters, key, pt, qt, ot, x, y):
     """Does a child item (span pt..qt, external point ot, ``key``) hold an edge between
     points x and y (either direction)?"""
@@ -76,7 +76,7 @@ def pair_linked(letters, key, pt, qt, ot, x, y):
     return has_direct(letters, st, rx, ry) or has_direct(letters, st, ry, rx)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def gold_between(gps, N, a1, a2, b1, b2):
     """Gold (kind, direction) edges between the points ``a1..a2-1`` and ``b1..b2-1``
     (disjoint ranges), from the prefix sums ``gps``."""
@@ -86,7 +86,7 @@ def gold_between(gps, N, a1, a2, b1, b2):
     return gps[a2 * M + b2] - gps[a1 * M + b2] - gps[a2 * M + b1] + gps[a1 * M + b1]
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def comb_loss(letters, gw, gps, miss, N, nc, cp, cq, co, ck, k, l, p, q, go):
     """Missed-edge loss a combination charges (module docstring): children ``t < nc`` with
     spans ``cp[t]..cq[t]``, external points ``co[t]``, keys ``ck[t]``; splits k (and l) over
@@ -148,7 +148,7 @@ def comb_loss(letters, gw, gps, miss, N, nc, cp, cq, co, ck, k, l, p, q, go):
     return miss * tot
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def inner_bit(bit, sp, sq):
     """Doubled coordinate of the inner end of an external structural edge (bit XS_*)."""
     if bit == XS_P:
@@ -158,7 +158,7 @@ def inner_bit(bit, sp, sq):
     return 2 * sp + 1
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def crosses(a1, b1, a2, b2):
     if a1 > b1:
         a1, b1 = b1, a1
@@ -295,7 +295,7 @@ def combine_flags(it, sp_off, sp_score, r0, r1, r2, nc, p, q, k, l, go, root, pt
     return fl
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def spine_correction(it, sp_off, sp_score, rows, nc, root):
     """The spine correction of :func:`_combine` alone (for cube priorities): for each
     child's external point, what the children count beyond what the goal keeps."""
@@ -371,7 +371,7 @@ def cross_tables(sp_off, pair_off, st_best):
     return rng
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def crossable(rng, kind, lo, hi, a1, b1, a2, b2):
     """Has some point among a1..b1 or a2..b2 (empty when a > b) an allowed edge (kind 0:
     trace, 1: any) to a point below ``lo`` or above ``hi``?"""
@@ -380,7 +380,7 @@ def crossable(rng, kind, lo, hi, a1, b1, a2, b2):
     return a2 <= b2 and (rng[2 * kind, a2, b2] < lo or rng[2 * kind + 1, a2, b2] > hi)
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def goal_extra(it, r, root, miss, gold_root):
     """-inf unless row ``r`` is a goal item; else what the goal adds: the missed-edge loss
     of an unlinked gold ``0 -> ROOT`` (state ``j_F___``; ``gold_root`` is 1 when gold has
