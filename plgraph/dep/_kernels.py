@@ -282,7 +282,8 @@ def score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, use_cost, cost_head, cost_label
     gold label (gold arrays ``gh``/``gl`` are indexed by d - 1)."""
     A = 1 + K + nodelevel.shape[0]
     NC = cpos_keys.shape[0] + 1
-    # np.bool_(...), not a literal True/False: numba compiles one version for both values
+    # np.bool_(...), not a literal True/False: numba compiles one version for both values (use_cost,
+    # tested in the label loop, stays a literal in the callers: a version each)
     as_head, as_dep = np.bool_(False), np.bool_(True)
     HV = _token_accumulators(n, head_t, as_head, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
                              eta, C, reg)
@@ -482,7 +483,7 @@ def train_batch(batch, row0, word0, nwords, atoms, none_sib, gheads, glabels, ts
         if reg != 0:
             catchup_sentence(r0, n, atoms, PH, PD, PX, order, tflags, head_t, dep_t, pair_t, betw_t, betw_col, sib_t,
                              table, bloom, sib_base, sib_mask, w, q, u, nupd, eta, C, reg)
-        S, LAB = score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, np.bool_(True), cost_head, cost_label, tflags, head_t,
+        S, LAB = score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, True, cost_head, cost_label, tflags, head_t,
                             dep_t, pair_t, betw_t, betw_col, table, bloom, fnode, nodelevel, anc, K, cpos_keys,
                             lab_off, lab_list, w, q, u, 0, 0.0, 0.0, 0)
         if order == 2:
@@ -543,8 +544,8 @@ def _sentence_scores(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, head
     n = nwords[i]
     r0 = row0[i] + 1
     PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
-    S, LAB = score_arcs(r0, n, atoms, PH, PD, PX, dummy, dummy, np.bool_(False), 0.0, 0.0, tflags, head_t, dep_t,
-                        pair_t, betw_t, betw_col, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, w, q,
+    S, LAB = score_arcs(r0, n, atoms, PH, PD, PX, dummy, dummy, False, 0.0, 0.0, tflags, head_t, dep_t, pair_t,
+                        betw_t, betw_col, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, w, q,
                         u, 0, 0.0, 0.0, 0)
     if order == 2:
         SIB = score_siblings(r0, n, atoms, PH, PD, PX, tflags, sib_t, sib_base, sib_mask, w, q, u, 0, 0.0, 0.0, 0)
