@@ -64,22 +64,18 @@ def hfind(hk, hg, gen, idn):
 
 @njit(cache=NUMBA_CACHE)
 def grow_rows(t, need):
-    """``t`` when it has ``need`` rows, else a copy with its rows in front and at least
-    ``need`` and 1.5 times its rows (a copy holds 2.5 times the old rows at once, a
-    finished chart at most 1.5 times its items)."""
     if need <= t.shape[0]:
         return t
-    b = np.empty((max(need, t.shape[0] + t.shape[0] // 2), t.shape[1]), t.dtype)
+    b = np.empty((max(need, 2 * t.shape[0]), t.shape[1]), t.dtype)
     b[:t.shape[0]] = t
     return b
 
 
 @njit(cache=NUMBA_CACHE)
 def grow_vec(v, need):
-    """:func:`grow_rows` of a vector."""
     if need <= v.shape[0]:
         return v
-    b = np.empty(max(need, v.shape[0] + v.shape[0] // 2), v.dtype)
+    b = np.empty(max(need, 2 * v.shape[0]), v.dtype)
     b[:v.shape[0]] = v
     return b
 

@@ -172,7 +172,7 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
     search errors against the gold graph, the chart's items kept per sentence and share
     of cells holding any item, and decoding speed.  A sentence pass 3 cannot parse is
     parsed again under relaxed pruning (``retry``, when the corpus has its sources;
-    counted in ``retried``; these decodes run one at a time after the others); if that fails too it is scored on its fallback (pass 2's
+    counted in ``retried``); if that fails too it is scored on its fallback (pass 2's
     graph, the classifier's first spines; ``fallback``) or, without, as all wrong, and
     counted in ``failed``."""
     start = time.perf_counter()
@@ -181,7 +181,14 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
     c = dict.fromkeys(("spines", "failed", "search", "items", "cells", "cells_used"), 0)
     retried = 0
 
-    def counted(s, d, tried):       # what is counted of sentence s's decode d
+    def job(i):         # what is counted of sentence i's decode (retried under relaxed pruning if needed)
+        s = corpus.sents[i]
+        d = model.decode(s, corpus.tokens, read_args, rules)
+        again = relaxed_sentence(corpus, i) if not d.result.parsed and retry else None
+        if again is not None:
+            d2 = model.decode(again, corpus.tokens, read_args, rules)
+            if d2.result.parsed:
+                s, d = again, d2
         iu = np.triu_indices(s.N, 1)
         edges, spines = d.result.edges, d.spines
         if not d.result.parsed and fallback:
@@ -191,34 +198,13 @@ def evaluate_pass3(model: Pass3Model, read_args, corpus: Prepared3, rules: RuleT
                   "failed": int(not d.result.parsed), "search": int(d.search_error),
                   "items": int(d.result.kept.sum()), "cells": len(iu[0]),
                   "cells_used": int((d.result.kept[iu] > 0).sum())}
-        return s.n, s.gold, edges, counts, tried
+        return s.n, s.gold, edges, counts, again is not None
 
-    can_retry = retry and corpus.sources is not None and corpus.context is not None
-
-    def job(i):         # sentence i's counts, or (i, its failed decode) to retry once the threads are done
-        s = corpus.sents[i]
-        d = model.decode(s, corpus.tokens, read_args, rules)
-        return (i, d) if not d.result.parsed and can_retry else counted(s, d, False)
-
-    def add(n, gold, edges, counts, tried):
-        nonlocal retried
+    for n, gold, edges, counts, tried in thread_imap(job, range(len(corpus.sents)), threads):
         retried += int(tried)
         for key, val in counts.items():
             c[key] += val
         count_edges(edge_c, n, gold, edges, parent)
-
-    later = []
-    for out in thread_imap(job, range(len(corpus.sents)), threads):
-        if len(out) == 2:
-            later.append(out)
-        else:
-            add(*out)
-    # relaxed pruning keeps many more items: these charts are built one at a time, after
-    # the others, so that no two of them (nor one and the threads') are held at once
-    for i, d in later:
-        s, again = corpus.sents[i], relaxed_sentence(corpus, i)
-        d2 = model.decode(again, corpus.tokens, read_args, rules)
-        add(*(counted(again, d2, True) if d2.result.parsed else counted(s, d, True)))
     seconds = time.perf_counter() - start
     scores = edge_scores(edge_c)
     structure = {k: scores.pop(k) for k in ("uas", "las", "las_node")}
