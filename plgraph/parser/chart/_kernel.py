@@ -97,8 +97,8 @@ arc-step helpers :mod:`~plgraph.parser.chart._steps`, outside scores and the bac
 
 The helpers of :mod:`plgraph.parser.chart._beam`, ``_items`` and ``_steps`` are plain numba
 functions, not ``inline="always"``: LLVM inlines them into :func:`chart` all the same, and
-numba's own inlining repeats type inference at every call site (the kernel took about twice
-as long to compile).
+numba's own inlining repeats type inference at every call site, which multiplies the
+kernel's compile time.
 
 Cache note: the compiled kernels hold the numba functions of :mod:`plgraph.rules._apply`,
 ``_beam``, ``_items`` and ``_steps``; the guards at the ends of the modules purge their
