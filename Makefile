@@ -15,10 +15,11 @@ help: ## list the targets
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[notebooks,test,dist,docs]'
+	$(PY) tools/install_torch.py
+	$(PY) -m pip install --quiet -e '.[notebooks,test,dist,docs,neural]'
 	@touch $(STAMP)
 
-install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test, dist (Dask) and docs extras
+install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test, dist (Dask), docs and neural (PyTorch CPU) extras
 
 demo: $(STAMP) ## read the PTB sample, convert and classify every tree, print the coverage tables, write figures/
 	$(PY) -m plgraph coverage --json figures/coverage.json --figures figures

@@ -1524,3 +1524,33 @@ def pass3_scores(s, tokens, w, hashing, vocab, identities):
         for i in range(s.nsp[x]):
             spine[x, i] = sum(w[hindex(keys[t] ^ SPINE_SALT, sid(x, i), hk)] for t in range(nk))
     return S, T, spine
+
+
+# -- the neural scorer's tables (plgraph.neural.prune, plgraph.parser.scoring._given) ------------
+def given_scores(sent, vocab, identities):
+    """Twin of :func:`plgraph.parser.scoring._given.given_label_tables` and the spine
+    scores of a :class:`plgraph.neural.prune.NeuralSentence`: dense ``(S, T, spine_score)``
+    of shapes (N, N, K, K, L) and (N, K) for :class:`NaiveGraphParser` -- every candidate
+    label of a pair at each spine pair it fits (:func:`spine_label_fits`, read off the
+    spine strings; ROOT's spine is None), its given score; -inf elsewhere."""
+    N, K, L = sent.N, int(sent.nsp.max()), len(vocab)
+    off = [0]
+    for k in sent.nsp:
+        off.append(off[-1] + int(k))
+    S = np.full((N, N, K, K, L), -np.inf)
+    T = np.full((N, N, K, K, L), -np.inf)
+    sp = np.full((N, K), -np.inf)
+    spine_of = lambda w, i: None if w == N - 1 else identities[int(sent.sp_id[off[w] + i])]  # noqa: E731
+    for w in range(N):
+        for i in range(int(sent.nsp[w])):
+            sp[w, i] = 0.0 if w == N - 1 else float(sent.sp_score[off[w] + i])
+    for k in range(len(sent.pc)):
+        c, p = int(sent.pc[k]), int(sent.pp[k])
+        for j in range(int(sent.cand_off[k]), int(sent.cand_off[k + 1])):
+            lab = int(sent.cand_lab[j])
+            X = S if vocab.labels[lab].kind == 0 else T
+            for i in range(int(sent.nsp[c])):
+                for jj in range(int(sent.nsp[p])):
+                    if spine_label_fits(vocab.labels[lab], spine_of(c, i), spine_of(p, jj)):
+                        X[c, p, i, jj, lab] = max(X[c, p, i, jj, lab], float(sent.cand_score[j]))
+    return S, T, sp

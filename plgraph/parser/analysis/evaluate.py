@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 
-from ..parsing.parser import STATUSES, Parser
+from ..parsing.parser import STATUSES, ParserBase
 
 #: published figures: (value, what and where)
 SEED = {
@@ -46,7 +46,7 @@ SEED = {
 }
 
 
-def parse_sentences(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1,
+def parse_sentences(parser: ParserBase, sentences, *, predicted_tags: bool = False, jobs: int = 1,
                     progress=None) -> list:
     """:class:`~plgraph.parser.parsing.parser.ParseResult` of every corpus sentence (words from its
     graph; tags gold, or the parser's tagger's with ``predicted_tags``)."""
@@ -94,16 +94,15 @@ def results_of_graphs(graphs, status: str) -> list:
     return out
 
 
-def reference_points(parser: Parser, sentences, results) -> dict:
+def reference_points(parser: ParserBase, sentences, results) -> dict:
     """Scores (:func:`score_results`) of the oracle and of the baseline
-    (:mod:`~plgraph.parser.analysis.oracle`, :mod:`~plgraph.parser.parsing.baseline`) on ``sentences``; the baseline reads the tags the parser
-    was given (``results``)."""
-    from ..parsing.baseline import baseline_graph
+    (:mod:`~plgraph.parser.analysis.oracle`, the parser's :meth:`~plgraph.parser.parsing.parser.ParserBase.baseline`:
+    pass 1's tree for the linear parser) on ``sentences``; the baseline reads the tags
+    the parser was given (``results``)."""
     from .oracle import oracle_graph
 
     oracle = results_of_graphs([oracle_graph(s.graph, parser.vocab) for s in sentences], "oracle")
-    base = results_of_graphs([baseline_graph(parser.pruners, r.words, r.tags, sid=r.id, options=parser.options)
-                              for r in results], "baseline")
+    base = results_of_graphs([parser.baseline(r.words, r.tags, sid=r.id) for r in results], "baseline")
     return {"oracle": score_results(sentences, oracle), "baseline": score_results(sentences, base)}
 
 
@@ -112,7 +111,7 @@ def status_counts(results) -> dict:
     return {st: sum(r.status == st for r in results) for st in STATUSES}
 
 
-def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1, ceiling: bool = True,
+def evaluate_split(parser: ParserBase, sentences, *, predicted_tags: bool = False, jobs: int = 1, ceiling: bool = True,
                    progress=None, parse_items=None) -> tuple[dict, list]:
     """Parse and score ``sentences`` (module docstring): ``(doc, results)``, a JSON-ready
     dict and the :class:`~plgraph.parser.parsing.parser.ParseResult` s.  ``parse_items(items) ->

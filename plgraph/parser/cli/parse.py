@@ -75,7 +75,7 @@ def cmd_parse(args) -> int:
     if not data.sentences:
         _report([], data.bad, 0.0, prog)
         raise InputError("no sentence could be read", source=", ".join(args.input))
-    parser = _load_parser(args)
+    parser = _load_parser(args, scorers_of(args)[0])
     items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
     unknown = _unknown_tags(parser, items)
     if args.dask is not None:
@@ -140,29 +140,46 @@ def cmd_evaluate(args) -> int:
     for path in (args.json, args.trees):
         if path:
             check_writable(path)
-    parser = _load_parser(args)
+    scorers = scorers_of(args)
+    parsers = {name: _load_parser(args, name) for name in scorers}      # every model checked before any work
     sentences, unreadable = read_split(args.split, args.ptb, progress_of(args), prog="plgraph parser evaluate")
     if args.limit:
         sentences = sentences[:args.limit]
-    with client_for(args) as client:
-        parse_items = None if client is None else _EvaluateOnDask(args, client, state)
-        doc, results = evaluate_split(parser, sentences, predicted_tags=args.predicted_tags, jobs=args.jobs,
-                                      ceiling=not args.no_ceiling, progress=progress_of(args), parse_items=parse_items)
-    doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": unreadable})
-    if client is not None:
-        doc["dask_workers"] = parse_items.workers
+    docs, first_results, parse_items = {}, None, None
+    for name, parser in parsers.items():
+        with client_for(args if name == "linear" else _no_dask(args)) as client:
+            parse_items = None if client is None else _EvaluateOnDask(args, client, state)
+            doc, results = evaluate_split(parser, sentences, predicted_tags=args.predicted_tags, jobs=args.jobs,
+                                          ceiling=not args.no_ceiling and not docs, progress=progress_of(args),
+                                          parse_items=parse_items)
+        doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": unreadable,
+                    "scorer": name})
+        if client is not None:
+            doc["dask_workers"] = parse_items.workers
+        docs[name] = doc
+        first_results = results if first_results is None else first_results
+    doc = docs[scorers[0]]
+    if len(docs) > 1:
+        doc = dict(doc, **{name: d for name, d in docs.items() if name != scorers[0]})
     if args.json:
         atomic_json(args.json, doc)
     if args.trees:
         from ...atomic import atomic_text
 
-        atomic_text(args.trees, "".join(tree_text(r, "TOP") + "\n" for r in results))
+        atomic_text(args.trees, "".join(tree_text(r, "TOP") + "\n" for r in first_results))
     if parse_items is not None:
         from ...dist.chunks import remove_state
 
         remove_state(state)         # only now: the results are written
-    sys.stdout.write(f"split {args.split}: " + format_evaluation(doc))
+    for name, d in docs.items():
+        title = f" ({name} scorer)" if len(docs) > 1 else ""
+        sys.stdout.write(f"split {args.split}{title}: " + format_evaluation(d))
     return 0
+
+
+def _no_dask(args):
+    """``args`` without ``--dask`` (the neural scorer parses in this process)."""
+    return argparse.Namespace(**dict(vars(args), dask=None))
 
 
 class _EvaluateOnDask:
@@ -213,7 +230,8 @@ def cmd_tagger(args) -> int:
 
 def _decode_options(p) -> None:
     p.add_argument("--trace-bias", type=finite_float, default=None, metavar="B",
-                   help="pass 3's trace threshold, added to every trace edge's score (default: the model's)")
+                   help="the trace threshold, added to every trace edge's score (pass 3's, or the neural "
+                        "scorer's; default: the model's)")
     p.add_argument("--trace-prob", type=finite_float, default=None, metavar="P",
                    help="pass 3 considers a trace only if the trace classifier gave it at least this "
                         "probability (default: the model's; 0 = as the reference)")
@@ -231,18 +249,59 @@ def decode_overrides(args) -> dict:
     return over
 
 
-def _load_parser(args):
-    """The model folder's :class:`~plgraph.parser.parsing.parser.Parser`, with pass 3's decode
-    settings of the command line (checked before the model is read).  Ctrl-C while it
-    loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled kernel or
-    a destructor would come out as a ``SystemError`` or be lost)."""
+def scorers_of(args) -> list[str]:
+    """The scorers ``--scorer`` asks for in ``--model-dir`` M (``linear``: M's passes,
+    ``neural``: ``M/neural``, :func:`plgraph.neural.folder.neural_dir`); without
+    ``--scorer``: ``["linear"]``, ``["neural"]`` when M holds only a neural model, and
+    both for ``parser evaluate`` (``both=True`` on its arguments) when M holds both."""
+    from ...neural.folder import is_neural_folder, neural_dir
+
+    if getattr(args, "scorer", None):
+        return [args.scorer]
+    has_neural = is_neural_folder(neural_dir(args.model_dir))
+    has_linear = os.path.isfile(os.path.join(args.model_dir, "parser.json"))
+    if has_neural and not has_linear:
+        return ["neural"]
+    return ["linear", "neural"] if has_neural and getattr(args, "both", False) else ["linear"]
+
+
+def _load_parser(args, scorer: str = "linear"):
+    """The model folder's parser -- :class:`~plgraph.parser.parsing.parser.Parser`, or with
+    ``scorer`` neural :class:`~plgraph.neural.parser.NeuralParser` of ``M/neural`` -- with
+    the decode settings of the command line (checked before the model is read).  Ctrl-C
+    while it loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled
+    kernel or a destructor would come out as a ``SystemError`` or be lost)."""
     from ...learn.interrupts import deferred_interrupts
     from ..parsing.parser import Parser
 
     over = decode_overrides(args)
+    if scorer == "neural":
+        from ...errors import InputError
+        from ...neural.folder import neural_dir
+
+        if "trace_prob" in over:
+            raise InputError("--trace-prob: an option of the linear scorer's pass 3 (the neural scorer keeps "
+                             "traces by its own probabilities)")
+        if getattr(args, "dask", None) and not getattr(args, "both", False):
+            raise InputError("--dask: parsing on Dask workers is for the linear scorer; the neural one parses "
+                             "here, --jobs threads")
+        from ...neural.parser import NeuralParser
+
+        with deferred_interrupts():
+            parser = NeuralParser.load(neural_dir(args.model_dir), max_words=args.max_words)
+        return parser.with_prune(**over) if over else parser
     with deferred_interrupts():
         parser = Parser.load(args.model_dir, max_words=args.max_words)
     return parser.with_config3(**over) if over else parser
+
+
+def _scorer_option(p, evaluate: bool = False) -> None:
+    both = " (default: both when M holds both, the one there is otherwise)" if evaluate else \
+        " (default: linear, or neural when M holds only a neural model)"
+    p.add_argument("--scorer", choices=["linear", "neural"], default=None,
+                   help="the model of M to use: linear (M's passes 2-3) or neural (M/neural)" + both)
+    if evaluate:
+        p.set_defaults(both=True)
 
 
 def _tag_options(p) -> None:
@@ -270,6 +329,7 @@ def register(sub) -> None:
                    help="root label of output trees (default TOP, deleted by EVALB's COLLINS.prm)")
     _tag_options(p)
     _decode_options(p)
+    _scorer_option(p)
     p.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (threads; default 1)")
     p.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
                    help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
@@ -289,6 +349,7 @@ def add_parser_commands(ps) -> None:
     e.add_argument("--ptb", metavar="DIR", help="full LDC treebank (dev 22, test 23)")
     _tag_options(e)
     _decode_options(e)
+    _scorer_option(e, evaluate=True)
     e.add_argument("--json", metavar="PATH", help="also write every figure as JSON")
     e.add_argument("--trees", metavar="PATH", help="also write the parsed trees (TOP root), one a line")
     e.add_argument("--jobs", type=positive_int, default=1, metavar="N", help="parse on N cores (default 1)")

@@ -6,6 +6,8 @@
     python -m plgraph parser train --model-dir M [--pruners P] [--resume] [--overwrite] [--max-words 40]
                                    [--epochs2 N] [--epochs3 N] [--limit K] [--ptb DIR] [--threads 2]
                                    [--keep-prepared]
+    python -m plgraph parser train --scorer neural --model-dir M [--resume] [--overwrite] [--epochs N]
+                                   [--patience N] [--max-minutes MIN] [--embeddings FILE] [--tags BOOL]
     python -m plgraph parser stats --model-dir M [--split dev] [--json PATH]
 
 ``train`` trains the coarse models into ``M/pruners`` unless ``--pruners P`` names trained
@@ -31,6 +33,11 @@ the old one only once complete (:func:`~plgraph.parser.model.replace_model`), so
 ``M`` keeps loading as the old model until then, also when the run is interrupted;
 ``--overwrite --resume`` continues such an interrupted run (or only completes the
 replacement, when the run was killed while doing it).
+
+``train --scorer neural`` trains the neural scorer (:mod:`plgraph.neural`, the extra
+``plgraph[neural]``) into ``M/neural``: :func:`plgraph.neural.train.train_neural` with the
+options given; the linear model in ``M``, if any, is left as it is.  The linear scorer's
+options (``--pruners``, ``--dask``, the passes' ``--<field>2|3``) are refused with it.
 
 ``stats`` measures on a split what reaches pass 2 and how its decodes fare
 (:func:`plgraph.parser.analysis.stats.split_stats`), as a table and, with ``--json``, a
@@ -115,11 +122,58 @@ def train_config(args):
 
 
 def _train(args) -> int:
-    """``parser train``: :func:`~plgraph.parser.training.pipeline.train`."""
+    """``parser train``: :func:`~plgraph.parser.training.pipeline.train`, or with
+    ``--scorer neural`` :func:`~plgraph.neural.train.train_neural` into ``M/neural``."""
+    if args.scorer == "neural":
+        from ...neural.train import train_neural
+
+        train_neural(neural_config(args))
+        return 0
+    given = [f"--{k.replace('_', '-')}" for k in _NEURAL_ONLY if getattr(args, k) is not None]
+    if given:
+        from ...errors import InputError
+
+        raise InputError(f"{', '.join(given)}: options of --scorer neural")
     from ..training.pipeline import train
 
     train(train_config(args))
     return 0
+
+
+#: ``parser train`` options of the neural scorer only (dest names)
+_NEURAL_ONLY = ("epochs", "patience", "max_minutes", "embeddings", "tags", "lstm_hidden", "lstm_layers",
+                "batch_words", "lr")
+
+
+def neural_config(args):
+    """The :class:`~plgraph.neural.train.NeuralTrainConfig` of ``parser train --scorer
+    neural``'s options (into ``M/neural``); InputError naming the options that belong to
+    the linear scorer only (``--dask`` among them: the neural scorer trains in one
+    process, on ``--threads`` cores)."""
+    from dataclasses import replace
+
+    from ...errors import InputError
+    from ...neural.folder import neural_dir
+    from ...neural.config import NetworkConfig
+    from ...neural.train import NeuralTrainConfig
+    from ..scoring.pass2 import Pass2Config
+    from ..scoring.pass3 import Pass3Config
+
+    linear = [f"--{name}" for name, on in (("pruners", args.pruners), ("dask", args.dask),
+                                           ("keep-prepared", args.keep_prepared)) if on]
+    linear += [f"--{k.replace('_', '-')}{sfx}" for cls, sfx in ((Pass2Config, "2"), (Pass3Config, "3"))
+               for k in given_config(args, cls, sfx)]
+    if linear:
+        raise InputError(f"{', '.join(linear)}: options of the linear scorer, not of --scorer neural (which trains "
+                         f"in one process on --threads cores: no Dask workers)")
+    net = NetworkConfig()
+    changes = {k: v for k, v in (("use_tags", args.tags), ("lstm_hidden", args.lstm_hidden),
+                                 ("lstm_layers", args.lstm_layers)) if v is not None}
+    kw = {k: getattr(args, k) for k in ("epochs", "patience", "max_minutes", "batch_words", "lr", "embeddings",
+                                         "max_words", "limit", "seed") if getattr(args, k) is not None}
+    return NeuralTrainConfig(model_dir=neural_dir(args.model_dir), ptb=args.ptb, network=replace(net, **changes),
+                             threads=args.threads, resume=args.resume, overwrite=args.overwrite,
+                             progress=args.progress, **kw)
 
 
 # -- stats --------------------------------------------------------------------------------------
@@ -154,6 +208,9 @@ def register(sub) -> None:
     ps = p.add_subparsers(dest="parser_command", required=True)
     t = ps.add_parser("train", help="train the coarse models (unless --pruners), pass 2 and pass 3 into a model folder")
     t.add_argument("--model-dir", required=True, metavar="M")
+    t.add_argument("--scorer", choices=["linear", "neural"], default="linear",
+                   help="linear: the seed's passes 2 and 3 (default); neural: a BiLSTM scorer in the same chart, "
+                        "trained into M/neural (needs the extra plgraph[neural])")
     t.add_argument("--pruners", metavar="P", help="trained coarse models (default: train them into M/pruners)")
     t.add_argument("--resume", action="store_true", help="continue from the last finished epoch in M")
     t.add_argument("--overwrite", action="store_true",
@@ -172,6 +229,22 @@ def register(sub) -> None:
     t.add_argument("--keep-prepared", action="store_true",
                    help="keep the sentences prepared for each pass (compressed shards in M/prepared) after training; "
                         "by default they are removed once the model is finished")
+    n = t.add_argument_group("--scorer neural")
+    n.add_argument("--epochs", type=positive_int, default=None, metavar="N", help="at most N epochs (default 100)")
+    n.add_argument("--patience", type=positive_int, default=None, metavar="N",
+                   help="stop after N epochs without a better dev score (default 20)")
+    n.add_argument("--max-minutes", dest="max_minutes", type=finite_float, default=None, metavar="MIN",
+                   help="start no epoch after MIN minutes of training")
+    n.add_argument("--embeddings", metavar="FILE", help="pretrained word vectors, word2vec / GloVe text format")
+    n.add_argument("--tags", type=yes_no, default=None, metavar="BOOL",
+                   help="the network reads POS tags (default true; predicted by the folder's tagger at parse time)")
+    n.add_argument("--lstm-hidden", dest="lstm_hidden", type=positive_int, default=None, metavar="N",
+                   help="BiLSTM states per direction (default 300)")
+    n.add_argument("--lstm-layers", dest="lstm_layers", type=positive_int, default=None, metavar="N",
+                   help="BiLSTM layers (default 3)")
+    n.add_argument("--batch-words", dest="batch_words", type=positive_int, default=None, metavar="N",
+                   help="words a batch (default 1000)")
+    n.add_argument("--lr", type=finite_float, default=None, metavar="LR", help="Adam's learning rate (default 0.002)")
     add_config_options(t, Pass2Config, "2", "pass 2")
     add_config_options(t, Pass3Config, "3", "pass 3")
     add_dask_options(t, chunks=None)

@@ -74,46 +74,33 @@ def fallback_result(words, tags, sid, reason: str, options: dict | None = None, 
                        reason, seconds)
 
 
-class Parser:
-    """A trained parser (``python -m plgraph parser train``) ready to parse.
+class ParserBase:
+    """What every parser of graphs with traces offers (the linear :class:`Parser`, the
+    neural :class:`plgraph.neural.parser.NeuralParser`): checked input, tags from the
+    model's tagger, a :class:`ParseResult` for every sentence whatever happens, and
+    parsing many sentences in threads.  A subclass sets ``tagger``, ``max_words``,
+    ``model_dir``, ``options`` (the conversion options) and ``vocab`` (the edge labels)
+    and implements :meth:`_cascade` and :meth:`baseline`."""
 
-    ``max_words``: longer sentences get the fallback parse (default
-    :data:`DEFAULT_MAX_WORDS`).  Load with :meth:`load`."""
+    tagger = None
+    max_words: int = DEFAULT_MAX_WORDS
+    model_dir: str | None = None
+    options: dict = {}
 
-    def __init__(self, model, model2, read2, model3, read3, inventory, tagger=None, *,
-                 max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None):
-        self.model = model
-        self.vocab, self.rules, self.pruners = model.vocab, model.rules, model.pruners
-        self.model2, self.read2 = model2, read2
-        self.model3, self.read3 = model3, read3
-        self.inventory = inventory
-        self.tagger = tagger
-        self.max_words = int(max_words)
-        self.model_dir = model_dir
-        self.options = dict(model.folder.header.get("conversion") or {})
-        self._types = self.pruners.trace.labels.index
-        self._spine_labels = self.pruners.spine.labels.items
+    def _cascade(self, words, tags, sid):
+        """``(graph, status, reason, state)``: the parser's graph of a checked sentence
+        (None when nothing parsed, with the status to report and why), and what
+        :meth:`baseline` may reuse of the work (``state``)."""
+        raise NotImplementedError
 
-    @classmethod
-    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True) -> "Parser":
-        """Load the model folder ``model_dir`` (passes 2 and 3 trained) with its coarse
-        models and, if the folder has one and ``tagger``, its POS tagger."""
-        import os
+    def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
+        """The parser's baseline graph of a sentence: its first-order projective tree
+        with the most probable spines and no traces (``state``: :meth:`_cascade`'s)."""
+        raise NotImplementedError
 
-        from ..model import ModelFileError, ParserModel
-        from ..scoring.pass2 import Pass2Config, Pass2Model
-        from ..scoring.pass3 import Pass3Config, Pass3Model, SpineInventory
-
-        m = ParserModel.load(model_dir, tagger=tagger)
-        trained = set(m.folder.header.get("trained") or [])
-        if not {"pass2", "pass3"} <= trained:
-            raise ModelFileError(f"passes 2 and 3 are not both trained here (trained: {sorted(trained) or 'none'}); "
-                                 f"finish training with `python -m plgraph parser train --model-dir {model_dir} "
-                                 f"--resume`", source=os.path.join(str(model_dir), "parser.json"))
-        inv = SpineInventory(m.pruners.spine.labels.items, m.vocab)
-        model2, read2 = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
-        model3, read3 = m.pass_model("pass3", Pass3Config, lambda c: Pass3Model(m.vocab, inv, c))
-        return cls(m, model2, read2, model3, read3, inv, m.tagger, max_words=max_words, model_dir=str(model_dir))
+    def known_tags(self) -> tuple[set, str | None]:
+        """The tags the model was trained on, and its unknown-tag symbol (None: none)."""
+        raise NotImplementedError
 
     # -- one sentence -----------------------------------------------------------------------
     def tag(self, words) -> list[str]:
@@ -125,7 +112,7 @@ class Parser:
     def unknown_tags(self, tags) -> list[str]:
         """The tags among ``tags`` that the model never saw in training, in order of
         first appearance (the model parses them, as tags it knows nothing about)."""
-        known, unk = self.pruners.tags.index, self.pruners.tags.unk
+        known, unk = self.known_tags()
         return list(dict.fromkeys(t for t in tags if t not in known or t == unk))
 
     def check_tags(self, sentences) -> None:
@@ -178,18 +165,87 @@ class Parser:
             except InputError as err:
                 reason = f"{reason}; the {status} graph gives no tree: {err.reason}" if reason else \
                     f"the {status} graph gives no tree: {err.reason}"
-        try:                   # pass 1's projective tree with the first spines (plgraph's step)
-            from .baseline import baseline_graph
-
-            graph = baseline_graph(self.pruners, words, tags, sid=sid, options=self.options, pruned=pruned)
+        try:                   # the first-order projective tree with the first spines (plgraph's step)
+            graph = self.baseline(words, tags, sid=sid, state=pruned)
             tree = graph_to_tree(graph, use_null_positions=False)
         except InputError as err:
-            return self._fallback(words, tags, sid, f"{reason}; pass 1's tree gives no tree: {err.reason}", start)
+            return self._fallback(words, tags, sid, f"{reason}; the baseline tree gives no tree: {err.reason}", start)
         return ParseResult(sid, words, tags, graph, tree, "pass1", reason, time.perf_counter() - start,
                            list(graph.warnings))
 
     def _fallback(self, words, tags, sid, reason: str, start: float) -> ParseResult:
         return fallback_result(words, tags, sid, reason, self.options, time.perf_counter() - start)
+
+    # -- many sentences ---------------------------------------------------------------------
+    def parse_many(self, sentences, *, jobs: int = 1, progress=None, desc: str = "parsing"):
+        """Parse ``sentences`` (``(words, tags or None, id)`` triples) in ``jobs`` threads,
+        yielding :class:`ParseResult` s in input order as they finish (so a caller can
+        write them out as it goes).  A sentence with malformed input (say a word with
+        white space) gives a fallback parse with the error as its ``reason`` (tags ``XX``
+        when its own do not fit or cannot be written), so every input sentence has an
+        output.  Untagged input and no tagger raise :class:`InputError` before anything
+        is parsed."""
+        from ... import progress as P
+
+        sentences = list(sentences)
+        self.check_tags(sentences)
+
+        def one(item):
+            words, tags, sid = item
+            try:
+                return self.parse_result(words, tags, sid=sid)
+            except (InputError, ValueError) as err:     # this sentence only: the run goes on
+                words = [str(w) for w in words] or ["_"]
+                tags = [str(t) for t in tags] if tags is not None and len(tags) == len(words) else ["XX"] * len(words)
+                try:
+                    return self._fallback(words, tags, sid, f"bad input: {err}", time.perf_counter())
+                except (InputError, ValueError):        # its tags give no tree (say -NONE-)
+                    return self._fallback(words, ["XX"] * len(words), sid, f"bad input: {err}", time.perf_counter())
+
+        yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc)
+
+
+
+class Parser(ParserBase):
+    """A trained parser (``python -m plgraph parser train``) ready to parse.
+
+    ``max_words``: longer sentences get the fallback parse (default
+    :data:`DEFAULT_MAX_WORDS`).  Load with :meth:`load`."""
+
+    def __init__(self, model, model2, read2, model3, read3, inventory, tagger=None, *,
+                 max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None):
+        self.model = model
+        self.vocab, self.rules, self.pruners = model.vocab, model.rules, model.pruners
+        self.model2, self.read2 = model2, read2
+        self.model3, self.read3 = model3, read3
+        self.inventory = inventory
+        self.tagger = tagger
+        self.max_words = int(max_words)
+        self.model_dir = model_dir
+        self.options = dict(model.folder.header.get("conversion") or {})
+        self._types = self.pruners.trace.labels.index
+        self._spine_labels = self.pruners.spine.labels.items
+
+    @classmethod
+    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True) -> "Parser":
+        """Load the model folder ``model_dir`` (passes 2 and 3 trained) with its coarse
+        models and, if the folder has one and ``tagger``, its POS tagger."""
+        import os
+
+        from ..model import ModelFileError, ParserModel
+        from ..scoring.pass2 import Pass2Config, Pass2Model
+        from ..scoring.pass3 import Pass3Config, Pass3Model, SpineInventory
+
+        m = ParserModel.load(model_dir, tagger=tagger)
+        trained = set(m.folder.header.get("trained") or [])
+        if not {"pass2", "pass3"} <= trained:
+            raise ModelFileError(f"passes 2 and 3 are not both trained here (trained: {sorted(trained) or 'none'}); "
+                                 f"finish training with `python -m plgraph parser train --model-dir {model_dir} "
+                                 f"--resume`", source=os.path.join(str(model_dir), "parser.json"))
+        inv = SpineInventory(m.pruners.spine.labels.items, m.vocab)
+        model2, read2 = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
+        model3, read3 = m.pass_model("pass3", Pass3Config, lambda c: Pass3Model(m.vocab, inv, c))
+        return cls(m, model2, read2, model3, read3, inv, m.tagger, max_words=max_words, model_dir=str(model_dir))
 
     def _cascade(self, words, tags, sid):
         """``(graph, status, reason, pruned)``; graph None when nothing parsed; ``pruned``: pass 1's
@@ -222,33 +278,16 @@ class Parser:
         graph = decoded_graph(words, tags, out2.edges, idents, self.vocab, sid=sid, options=self.options)
         return with_head_spines(graph), "pass2", "pass 3 found no parse, also under relaxed pruning", pruned
 
-    # -- many sentences ---------------------------------------------------------------------
-    def parse_many(self, sentences, *, jobs: int = 1, progress=None, desc: str = "parsing"):
-        """Parse ``sentences`` (``(words, tags or None, id)`` triples) in ``jobs`` threads,
-        yielding :class:`ParseResult` s in input order as they finish (so a caller can
-        write them out as it goes).  A sentence with malformed input (say a word with
-        white space) gives a fallback parse with the error as its ``reason`` (tags ``XX``
-        when its own do not fit or cannot be written), so every input sentence has an
-        output.  Untagged input and no tagger raise :class:`InputError` before anything
-        is parsed."""
-        from ... import progress as P
+    def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
+        """Pass 1's projective tree with the spine classifier's first spines
+        (:func:`~plgraph.parser.parsing.baseline.baseline_graph`; ``state``: the sentence's
+        pruning when known)."""
+        from .baseline import baseline_graph
 
-        sentences = list(sentences)
-        self.check_tags(sentences)
+        return baseline_graph(self.pruners, words, tags, sid=sid, options=self.options, pruned=state)
 
-        def one(item):
-            words, tags, sid = item
-            try:
-                return self.parse_result(words, tags, sid=sid)
-            except (InputError, ValueError) as err:     # this sentence only: the run goes on
-                words = [str(w) for w in words] or ["_"]
-                tags = [str(t) for t in tags] if tags is not None and len(tags) == len(words) else ["XX"] * len(words)
-                try:
-                    return self._fallback(words, tags, sid, f"bad input: {err}", time.perf_counter())
-                except (InputError, ValueError):        # its tags give no tree (say -NONE-)
-                    return self._fallback(words, ["XX"] * len(words), sid, f"bad input: {err}", time.perf_counter())
-
-        yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc)
+    def known_tags(self) -> tuple[set, str | None]:
+        return self.pruners.tags.index, self.pruners.tags.unk
 
     def with_config3(self, **changes) -> "Parser":
         """A copy whose pass 3 runs with other settings (``beam``, ``cube``, ``trace_bias`` ...)."""
@@ -257,4 +296,4 @@ class Parser:
                       max_words=self.max_words, model_dir=self.model_dir)
 
 
-__all__ = ["Parser", "ParseResult", "fallback_result", "DEFAULT_MAX_WORDS", "STATUSES"]
+__all__ = ["ParserBase", "Parser", "ParseResult", "fallback_result", "DEFAULT_MAX_WORDS", "STATUSES"]

@@ -1,0 +1,178 @@
+"""The neural parser's model folder (``.npz`` + JSON, never a pickle; every file written
+atomically, :mod:`plgraph.atomic`).
+
+``neural.json``
+    format ``plgraph-neural`` and ``format_version``; ``network`` (the
+    :class:`~plgraph.neural.network.NetworkConfig` as a dict), ``sizes`` (the network's
+    input and output sizes), ``vocabularies`` (word forms, characters, tags, spine
+    identities: :class:`~plgraph.neural.data.Vocabularies`), ``options`` (the training
+    run's options), ``conversion`` (the graphs' conversion options), ``rules`` (how the
+    rules were counted), ``files`` (CRC-32 of ``labels.json``, ``rules.npz``,
+    ``rules.npz.json``), ``weights`` (the epoch of ``neural.npz``, its dev scores and the
+    CRC-32 of its arrays), ``decode`` (the decoding options,
+    :class:`~plgraph.neural.prune.PruneConfig`, tuned on dev) and ``curves`` (one row per
+    epoch).
+``neural.npz``
+    the network's parameters (float32, by their torch names) after the best epoch on dev.
+``labels.json``, ``rules.npz`` (+ ``.json``), ``tagger.json``
+    the edge labels, the rules and the POS tagger of the train split, as in the linear
+    parser's folder (:mod:`plgraph.parser.model`).
+``checkpoint.json`` + ``checkpoint.npz``
+    the parameters, the optimiser's state and the random generators' after the last
+    finished epoch: ``resume`` continues from there.
+``curves.csv``
+    the curves as a table.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+import numpy as np
+
+from ..atomic import atomic_json, atomic_savez, atomic_text
+from ..errors import ModelFileError
+from ..modelfile import check_crc32, content_crc32, load_header, load_json, load_npz
+from ..parser.model import file_crc32
+from ..parser.scoring.labels import LabelVocab
+from ..rules.tables import RuleTables
+
+FORMAT = "plgraph-neural"
+FORMAT_VERSION = 1
+CHECKPOINT_FORMAT = "plgraph-neural-checkpoint"
+HEADER = "neural.json"
+WEIGHTS = "neural.npz"
+CHECKPOINT = "checkpoint.json"
+CHECKPOINT_NPZ = "checkpoint.npz"
+_TIED = ("labels.json", "rules.npz", "rules.npz.json")
+HEADER_KEYS = {"format": str, "network": dict, "sizes": dict, "vocabularies": dict, "options": dict,
+               "files": dict}
+_CRC_KEYS = ("format", "format_version", "network", "sizes", "vocabularies", "options", "conversion", "files",
+             "weights")
+
+
+#: the neural model's folder inside a model folder ``M`` (``parser train --scorer neural``)
+SUBDIR = "neural"
+
+
+def neural_dir(model_dir) -> str:
+    """The neural model folder of ``model_dir``: itself when it holds a neural model's
+    header, else ``model_dir/neural``."""
+    model_dir = os.fspath(model_dir)
+    return model_dir if is_neural_folder(model_dir) else os.path.join(model_dir, SUBDIR)
+
+
+def is_neural_folder(path) -> bool:
+    """Does ``path`` hold a neural model's header?"""
+    return os.path.isfile(os.path.join(os.fspath(path), HEADER))
+
+
+class NeuralFolder:
+    """A neural model folder (module docstring): :meth:`create` starts one, :meth:`open`
+    reads one back (header checked), :meth:`save_weights` / :meth:`save_checkpoint`
+    record an epoch."""
+
+    def __init__(self, path, header: dict):
+        self.path = os.fspath(path)
+        self.header = header
+
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    @classmethod
+    def create(cls, path, *, vocab: LabelVocab, rules: RuleTables, rules_info: dict, vocabularies: dict,
+               network: dict, sizes: dict, options: dict, conversion) -> "NeuralFolder":
+        path = os.fspath(path)
+        os.makedirs(path, exist_ok=True)
+        vocab.save(os.path.join(path, "labels.json"))
+        rules.save(os.path.join(path, "rules.npz"), meta=rules_info)
+        header = {"format": FORMAT, "format_version": FORMAT_VERSION, "network": network, "sizes": sizes,
+                  "vocabularies": vocabularies, "options": options, "conversion": conversion, "rules": rules_info,
+                  "files": {n: file_crc32(os.path.join(path, n)) for n in _TIED}, "weights": None,
+                  "decode": None, "curves": []}
+        folder = cls(path, header)
+        folder.write_header()
+        return folder
+
+    def write_header(self) -> None:
+        doc = {k: v for k, v in self.header.items() if k != "crc32"}
+        doc["crc32"] = content_crc32(None, doc, _CRC_KEYS)
+        self.header = doc
+        atomic_json(self.file(HEADER), doc)
+        self._write_curves()
+
+    def _write_curves(self) -> None:
+        rows = self.header.get("curves") or []
+        if not rows:
+            return
+        keys = list(dict.fromkeys(k for r in rows for k in r))
+        out = io.StringIO()
+        w = csv.DictWriter(out, keys)
+        w.writeheader()
+        w.writerows(rows)
+        atomic_text(self.file("curves.csv"), out.getvalue())
+
+    @classmethod
+    def open(cls, path) -> "NeuralFolder":
+        """Read ``neural.json`` (ModelFileError naming it when missing or damaged) and
+        check the CRC-32 of the files tied to it."""
+        hpath = os.path.join(os.fspath(path), HEADER)
+        doc = load_header(hpath, HEADER_KEYS, "neural model header", FORMAT, FORMAT_VERSION, "neural model")
+        check_crc32(doc, hpath, content_crc32(None, doc, _CRC_KEYS), "this model's files")
+        for name in _TIED:
+            fpath = os.path.join(os.fspath(path), name)
+            if not os.path.isfile(fpath):
+                raise ModelFileError(f"missing: the model's {name}", source=fpath)
+            if file_crc32(fpath) != doc["files"].get(name):
+                raise ModelFileError("checksum mismatch: the file does not belong to this model's neural.json",
+                                     source=fpath)
+        return cls(path, doc)
+
+    # -- parts ------------------------------------------------------------------------------------
+    def vocab(self) -> LabelVocab:
+        return LabelVocab.load(self.file("labels.json"))
+
+    def rules(self) -> RuleTables:
+        return RuleTables.load(self.file("rules.npz"))
+
+    @property
+    def trained(self) -> bool:
+        return bool(self.header.get("weights"))
+
+    def save_weights(self, arrays: dict, epoch: int, scores: dict) -> None:
+        """``neural.npz`` (float32) and the header's ``weights`` entry."""
+        arrays = {k: np.asarray(v, np.float32) for k, v in arrays.items()}
+        atomic_savez(self.file(WEIGHTS), **arrays)
+        self.header["weights"] = {"epoch": int(epoch), "dev": scores, "crc32": content_crc32(arrays)}
+        self.write_header()
+
+    def load_weights(self) -> dict:
+        """The arrays of ``neural.npz``, checked against the header's CRC-32."""
+        if not self.trained:
+            raise ModelFileError("no trained weights yet: finish training with --resume", source=self.file(HEADER))
+        arrays = load_npz(self.file(WEIGHTS), what="neural weights")
+        if content_crc32(arrays) != self.header["weights"]["crc32"]:
+            raise ModelFileError("checksum mismatch: the weights do not belong to this neural.json",
+                                 source=self.file(WEIGHTS))
+        return arrays
+
+    def save_checkpoint(self, arrays: dict, state: dict) -> None:
+        """``checkpoint.npz`` then ``checkpoint.json`` (``state`` with the arrays' CRC-32)."""
+        atomic_savez(self.file(CHECKPOINT_NPZ), **arrays)
+        doc = dict(state, format=CHECKPOINT_FORMAT, crc32=content_crc32(arrays))
+        atomic_json(self.file(CHECKPOINT), doc)
+
+    def load_checkpoint(self) -> tuple[dict, dict] | None:
+        """``(arrays, state)`` of the last finished epoch, None when there is none."""
+        if not os.path.isfile(self.file(CHECKPOINT)):
+            return None
+        state = load_json(self.file(CHECKPOINT), what="neural checkpoint")
+        arrays = load_npz(self.file(CHECKPOINT_NPZ), what="neural checkpoint")
+        if content_crc32(arrays) != state.get("crc32"):
+            raise ModelFileError("checksum mismatch: checkpoint.npz does not belong to checkpoint.json",
+                                 source=self.file(CHECKPOINT_NPZ))
+        return arrays, state
+
+
+__all__ = ["NeuralFolder", "is_neural_folder", "neural_dir", "SUBDIR", "FORMAT", "FORMAT_VERSION"]

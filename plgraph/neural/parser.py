@@ -1,0 +1,194 @@
+"""Parsing with a trained neural scorer: :class:`NeuralParser` (``NeuralParser.load(M).parse(words)``).
+
+One sentence goes through:
+
+1. tags: given, or from the model folder's POS tagger (used only when the network reads tags);
+2. the network (:mod:`plgraph.neural.network`): head, trace and spine scores;
+3. pruning by those marginals and the labels of the kept pairs (:mod:`plgraph.neural.prune`);
+4. the exact 1EC chart (:func:`plgraph.parser.chart.run.parse_chart`, the rules of the
+   train split, ``beam`` / ``cube``), once more under :func:`~plgraph.neural.prune.relaxed`
+   pruning when it finds no parse (status ``relaxed``);
+5. the decode as a graph and a PTB tree, as the linear parser's.
+
+When the chart finds nothing the sentence gets the baseline (status ``pass1``, as the
+linear parser's step of the same rank): the best projective tree of the head scores
+(Eisner) with each edge's most probable label and each word's most probable spine, no
+traces (:meth:`NeuralParser.baseline`, also the evaluation's baseline column); then the
+reference's flat NP (``fallback``).  Parsing many sentences runs them in threads
+(:meth:`~plgraph.parser.parsing.parser.ParserBase.parse_many`); torch uses ``threads``
+intra-op threads (default 1).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, replace
+
+import numpy as np
+
+from ..graph import Graph
+from ..parser.parsing.parser import DEFAULT_MAX_WORDS, ParserBase
+from .prune import PruneConfig, SentenceScores, candidate_sentence, chart_tables, head_pairs, relaxed, trace_pairs
+
+
+class NeuralParser(ParserBase):
+    """A trained neural parser (``python -m plgraph parser train --scorer neural``); load
+    with :meth:`load`.  ``prune``: the pruning and decoding options
+    (:class:`~plgraph.neural.prune.PruneConfig`, the folder's tuned ones by default)."""
+
+    def __init__(self, net, vocab, rules, vocabs, tagger, prune: PruneConfig, *, options: dict | None = None,
+                 max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None, pretrained_index=None):
+        from ..parser.scoring.pass3 import SpineInventory
+        from .data import LabelMaps
+
+        self.net, self.vocab, self.rules, self.vocabs = net, vocab, rules, vocabs
+        self.maps = LabelMaps(vocab)
+        self.inventory = SpineInventory(vocabs.spines, vocab)
+        self.tagger = tagger
+        self.prune = prune
+        self.options = dict(options or {})
+        self.max_words = int(max_words)
+        self.model_dir = model_dir
+        self.pretrained_index = pretrained_index
+
+    @classmethod
+    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True,
+             threads: int | None = 1) -> "NeuralParser":
+        """Load the neural model folder ``model_dir`` (every file checked,
+        :class:`~plgraph.neural.folder.NeuralFolder`); ``threads``: torch's intra-op
+        threads (None: leave torch's setting)."""
+        from ..parser.parsing.tagger import FILE, PosTagger
+        from . import require_torch
+        from .data import Vocabularies
+        from .folder import NeuralFolder
+        from .network import build_network, load_state
+
+        torch = require_torch()
+        if threads is not None:
+            torch.set_num_threads(int(threads))
+        folder = NeuralFolder.open(model_dir)
+        net = build_network(folder.header)
+        load_state(net, folder.load_weights(), folder.file("neural.npz"))
+        net.eval()
+        voc = folder.header["vocabularies"]
+        vocabs = Vocabularies.from_json(voc)
+        pre = {w: i + 2 for i, w in enumerate(voc["pretrained"])} if voc.get("pretrained") else None
+        tpath = os.path.join(folder.path, FILE)
+        pos = PosTagger.load(tpath) if tagger and os.path.lexists(tpath) else None
+        prune = PruneConfig(**folder.header["decode"]) if folder.header.get("decode") else PruneConfig()
+        return cls(net, folder.vocab(), folder.rules(), vocabs, pos, prune,
+                   options=folder.header.get("conversion") or {}, max_words=max_words, model_dir=str(model_dir),
+                   pretrained_index=pre)
+
+    def with_prune(self, **changes) -> "NeuralParser":
+        """A copy (sharing the network) decoding with other :class:`PruneConfig` options."""
+        other = object.__new__(NeuralParser)
+        other.__dict__.update(self.__dict__)
+        other.prune = replace(self.prune, **changes)
+        return other
+
+    def known_tags(self) -> tuple[set, str | None]:
+        return set(self.vocabs.tags.items[2:]), None
+
+    @property
+    def uses_tags(self) -> bool:
+        """Does the network read POS tags?"""
+        return bool(self.net.tags_used)
+
+    # -- scores --------------------------------------------------------------------------------
+    def scores(self, words, tags):
+        """``(SentenceScores, label_logp)`` of one sentence: the network's scores in chart
+        positions, and ``label_logp(c, p, trace) -> (K, labels)`` the label
+        log-probabilities of pairs (chart positions)."""
+        import torch
+
+        from .batches import chart_to_encoder, make_batch
+
+        class _S:
+            pass
+
+        s = _S()
+        s.words, s.tags = list(words), list(tags)
+        n = len(words)
+        with torch.no_grad():
+            enc = self.net.encode(make_batch([s], self.vocabs, self.pretrained_index))
+            order = np.r_[1:n + 1, 0]                    # chart positions -> encoder positions
+            arc = torch.log_softmax(enc.s_arc[0, 1:n + 1][:, order], -1).numpy().astype(np.float64)
+            trace = enc.s_trace[0, 1:n + 1, 1:n + 1].numpy().astype(np.float64)
+            spine = torch.log_softmax(enc.s_spine[0, 1:n + 1], -1).numpy().astype(np.float64)
+
+        def label_logp(c, p, trace_kind: bool = False) -> np.ndarray:
+            if len(c) == 0:
+                k = self.maps.trace.shape[0] if trace_kind else self.maps.structural.shape[0]
+                return np.zeros((0, k))
+            with torch.no_grad():
+                x = torch.from_numpy(chart_to_encoder(c, n))
+                y = torch.from_numpy(chart_to_encoder(p, n))
+                logits = self.net.label_logits(enc, torch.zeros_like(x), x, y, trace=trace_kind)
+                return torch.log_softmax(logits, -1).numpy().astype(np.float64)
+
+        return SentenceScores(arc, trace, spine), label_logp
+
+    def _input_tags(self, tags):
+        return tags if self.uses_tags else ["_"] * len(tags)
+
+    # -- the cascade -----------------------------------------------------------------------------
+    def decode(self, words, tags, scores=None, config: PruneConfig | None = None):
+        """``(ChartResult, NeuralSentence)`` of one decode of a sentence under ``config``
+        (default: the parser's pruning); ``scores``: :meth:`scores`' pair when known."""
+        from ..parser.chart.run import parse_chart
+
+        config = config or self.prune
+        sc, label_logp = scores if scores is not None else self.scores(words, self._input_tags(tags))
+        s_pairs, t_pairs = head_pairs(sc, config), trace_pairs(sc, config)
+        sent = candidate_sentence(sc, s_pairs, label_logp(*s_pairs), t_pairs, label_logp(*t_pairs, True), self.maps,
+                                  self.inventory, config)
+        res = parse_chart(chart_tables(sent, self.inventory), self.rules, beam=config.beam, cube=config.cube,
+                          keep_items=False)
+        return res, sent
+
+    def graph_of(self, words, tags, res, sent, sid=None) -> Graph:
+        """The :class:`~plgraph.graph.Graph` of a chart result over ``sent``."""
+        from ..parser.parsing.decode import decoded_graph
+
+        ids = sent.sp_id[sent.sp_off[:sent.n] + res.spines[:sent.n]]
+        return decoded_graph(words, tags, res.edges, [self.inventory.identities[int(s)] for s in ids], self.vocab,
+                             sid=sid, options=self.options)
+
+    def _cascade(self, words, tags, sid):
+        scores = self.scores(words, self._input_tags(tags))
+        status = "parsed"
+        for config in (self.prune, relaxed(self.prune)):
+            res, sent = self.decode(words, tags, scores, config)
+            if res.parsed:
+                reason = "" if status == "parsed" else "the chart found no parse under the tuned pruning"
+                return self.graph_of(words, tags, res, sent, sid), status, reason, scores
+            status = "relaxed"
+        return None, "pass1", "the chart found no parse, also under relaxed pruning", scores
+
+    def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
+        """The best projective tree of the head scores (Eisner, one ROOT dependent) with
+        each edge's most probable structural label and each word's most probable spine,
+        no traces (``state``: :meth:`scores`' pair when known)."""
+        from ..dep._eisner import eisner1
+        from ..parser.parsing.decode import decoded_graph, with_head_spines
+
+        sc, label_logp = state if state is not None else self.scores(words, self._input_tags(tags))
+        n = sc.n
+        S = np.full((n + 1, n + 1), -np.inf)            # Eisner's positions: 0 ROOT, word w at w + 1
+        S[0, 1:] = sc.arc[:, n]
+        S[1:, 1:] = sc.arc[:, :n].T
+        heads, _ = eisner1(S, False)
+        c = np.arange(n, dtype=np.int64)
+        p = np.where(heads[1:] == 0, n, heads[1:] - 1).astype(np.int64)
+        labels = self.maps.structural[label_logp(c, p).argmax(-1)]
+        spines = [self.inventory.identities[int(s)].split("|", 1)[0] for s in sc.spine.argmax(-1)]
+        edges = {(int(a), int(b), "S"): int(lab) for a, b, lab in zip(c, p, labels)}
+        return with_head_spines(decoded_graph(words, tags, edges, spines, self.vocab, sid=sid, options=self.options))
+
+
+def prune_dict(config: PruneConfig) -> dict:
+    """The options of ``config`` as stored in ``neural.json``'s ``decode``."""
+    return asdict(config)
+
+
+__all__ = ["NeuralParser", "prune_dict"]

@@ -1,0 +1,351 @@
+"""Training the neural scorer: :func:`train_neural` with its :class:`NeuralTrainConfig`.
+
+The run reads the train and dev splits (sentences of at most ``max_words`` words; a
+sentence that cannot be read or has no target is counted and skipped), builds the edge
+labels and rules of the train split (as the linear parser does), the vocabularies and
+the POS tagger (``tagger.json``: predicted tags at parse time), then trains the
+network on the local losses (:meth:`plgraph.neural.network.GraphScorer.loss`) with Adam
+(Dozat & Manning's betas 0.9/0.9, learning rate decayed by 0.75 every 5,000 steps as in
+SuPar, gradients clipped to norm 5), batches of about ``batch_words`` words.
+
+After every epoch the dev split is scored locally (:func:`local_scores`: unlabelled and
+labelled head accuracy, spine accuracy, trace-edge F1 at logit 0); the epoch with the
+best ``dev_score`` (their mean) is kept in ``neural.npz``, and training stops after
+``patience`` epochs without a better one, after ``epochs``, or after ``max_minutes``.
+A checkpoint of the last epoch (parameters, Adam's state, random generators) lets
+``resume`` continue; Ctrl-C stops at the next batch with the files of the last finished
+epoch (:mod:`plgraph.learn.interrupts`).  With a seed the run is deterministic on CPU
+with the same number of ``threads``.
+
+After training the decoding options are tuned on dev (:func:`plgraph.neural.tune.tune_decode`)
+unless ``tune`` is off.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError, OutputError
+from ..learn.interrupts import check_interrupt, deferred_interrupts
+from ..parser.training.pipeline import to_stderr
+from .config import NetworkConfig
+
+#: the options of a run that a resumed run must not change
+_FIXED = ("max_words", "limit", "seed", "batch_words", "lr", "embeddings", "network")
+
+
+@dataclass(frozen=True)
+class NeuralTrainConfig:
+    """A neural training run into ``model_dir`` (module docstring).  ``ptb``: a full
+    treebank's folder (None: the sample); ``embeddings``: a word2vec / GloVe text file of
+    pretrained vectors (the words of the train split and the first
+    ``embeddings_limit`` lines are kept); ``threads``: torch's CPU threads; ``trace_precision``: the trace threshold's target
+    precision on dev (:func:`plgraph.neural.tune.tune_decode`; the issue's floor, 75);
+    ``keep``: the weights kept in ``neural.npz``, those of the ``best`` epoch on dev or of
+    the ``last`` one."""
+
+    model_dir: str
+    ptb: str | None = None
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    epochs: int = 100
+    patience: int = 20
+    max_minutes: float | None = None
+    batch_words: int = 1000
+    lr: float = 2e-3
+    decay_steps: int = 5000
+    clip: float = 5.0
+    max_words: int = 40
+    limit: int | None = None
+    seed: int = 0
+    threads: int = 2
+    embeddings: str | None = None
+    embeddings_limit: int = 100000
+    resume: bool = False
+    overwrite: bool = False
+    tune: bool = True
+    trace_precision: float = 75.0
+    keep: str = "best"
+    progress: bool | None = None
+
+    def __post_init__(self):
+        for name in ("epochs", "batch_words", "max_words", "threads"):
+            if getattr(self, name) < 1:
+                raise InputError(f"NeuralTrainConfig.{name} {getattr(self, name)}: expected at least 1")
+        if self.keep not in ("best", "last"):
+            raise InputError(f"NeuralTrainConfig.keep {self.keep!r}: expected 'best' or 'last'")
+        if not self.lr > 0:
+            raise InputError(f"NeuralTrainConfig.lr {self.lr}: expected a positive learning rate")
+
+    def options(self) -> dict:
+        d = asdict(self)
+        for k in ("model_dir", "resume", "overwrite", "progress", "ptb"):
+            d.pop(k)
+        return d
+
+
+def _data(config: NeuralTrainConfig, warn):
+    from ..parser.training.pipeline import read_split, short_graphs
+
+    train, bad_tr = read_split("train", config.ptb, config.progress, warn, prog="plgraph neural")
+    dev, bad_dv = read_split("dev", config.ptb, config.progress, warn, prog="plgraph neural")
+    tr, long_tr = short_graphs([s.graph for s in train], config.max_words)
+    dv, long_dv = short_graphs([s.graph for s in dev], config.max_words)
+    if config.limit:
+        tr = tr[:config.limit]
+    return train, tr, dv, {"unreadable": bad_tr + bad_dv, "too_long_train": long_tr, "too_long_dev": long_dv}
+
+
+def _targets(graphs, vocab, maps, spine_index, what: str, warn) -> list:
+    from .data import targets
+
+    out = []
+    for g in graphs:
+        try:
+            out.append(targets(g, vocab, maps, spine_index))
+        except ValueError as err:
+            warn(f"plgraph neural: {what}: skipped {err}")
+    return out
+
+
+def _optimizer_arrays(opt) -> tuple[dict, list]:
+    arrays, steps = {}, []
+    for i, group in enumerate(opt.param_groups[0]["params"]):
+        st = opt.state.get(group, {})
+        if st:
+            arrays[f"opt.{i}.exp_avg"] = st["exp_avg"].numpy()
+            arrays[f"opt.{i}.exp_avg_sq"] = st["exp_avg_sq"].numpy()
+            steps.append(float(st["step"]))
+        else:
+            steps.append(None)
+    return arrays, steps
+
+
+def _restore_optimizer(opt, arrays: dict, steps: list) -> None:
+    import torch
+
+    for i, p in enumerate(opt.param_groups[0]["params"]):
+        if steps[i] is None:
+            continue
+        opt.state[p] = {"step": torch.tensor(steps[i]), "exp_avg": torch.from_numpy(arrays[f"opt.{i}.exp_avg"]),
+                        "exp_avg_sq": torch.from_numpy(arrays[f"opt.{i}.exp_avg_sq"])}
+
+
+def local_scores(net, sents, vocabs, batch_words: int = 2000, pretrained_index=None) -> dict:
+    """Dev scores of the network's local decisions on ``sents`` (Targets), in %:
+    ``uas`` / ``las`` (argmax head, and its argmax label), ``spine`` (argmax spine),
+    ``trace_p`` / ``trace_r`` / ``trace_f`` (pairs with a positive trace logit,
+    unlabelled) and ``dev_score`` (the mean of las, spine and trace_f)."""
+    import torch
+
+    from .batches import batch_order, gold_batch, make_batch
+
+    net.eval()
+    c = {"words": 0, "heads": 0, "las": 0, "spine": 0, "tp": 0, "pred": 0, "gold": 0}
+    with torch.no_grad():
+        for idx in batch_order([s.n for s in sents], batch_words, np.random.default_rng(0)):
+            ts = [sents[i] for i in idx]
+            batch, gold = make_batch(ts, vocabs, pretrained_index), gold_batch(ts)
+            enc = net.encode(batch)
+            mask = batch.mask
+            L1 = batch.words.shape[1]
+            cand = torch.arange(L1)[None, None, :] <= batch.lens[:, None, None]
+            head = enc.s_arc.masked_fill(~cand, float("-inf")).argmax(-1)
+            b, x = torch.nonzero(mask, as_tuple=True)
+            lab = net.label_logits(enc, b, x, head[mask]).argmax(-1)
+            ok_head = head[mask] == gold.heads[mask]
+            c["words"] += int(mask.sum())
+            c["heads"] += int(ok_head.sum())
+            c["las"] += int((ok_head & (lab == gold.labels[mask])).sum())
+            c["spine"] += int((enc.s_spine[mask].argmax(-1) == gold.spines[mask]).sum())
+            pair = mask[:, :, None] & mask[:, None, :] & ~torch.eye(L1, dtype=torch.bool)[None]
+            pred = (enc.s_trace > 0) & pair
+            g = gold.trace > 0.5
+            c["tp"] += int((pred & g).sum())
+            c["pred"] += int(pred.sum())
+            c["gold"] += int(g.sum())
+    net.train()
+    pct = lambda a, b: 100.0 * a / b if b else 0.0  # noqa: E731
+    p, r = pct(c["tp"], c["pred"]), pct(c["tp"], c["gold"])
+    out = {"uas": pct(c["heads"], c["words"]), "las": pct(c["las"], c["words"]),
+           "spine": pct(c["spine"], c["words"]), "trace_p": p, "trace_r": r,
+           "trace_f": 2 * p * r / (p + r) if p + r else 0.0}
+    out["dev_score"] = (out["las"] + out["spine"] + out["trace_f"]) / 3
+    return {k: round(v, 3) for k, v in out.items()}
+
+
+def _pretrained(config: NeuralTrainConfig, vocabs):
+    """``(matrix, index)`` of the pretrained vectors of ``config.embeddings`` (row 0
+    padding, 1 unknown; the first ``embeddings_limit`` lines and the train split's word
+    forms; scaled to unit standard deviation), or (None, None) without a file."""
+    if not config.embeddings:
+        return None, None
+    from .network import load_embeddings
+
+    vec, words = load_embeddings(config.embeddings, set(vocabs.words.items[2:]), limit=config.embeddings_limit)
+    mat = np.concatenate([np.zeros((2, vec.shape[1]), np.float32), vec])
+    mat[2:] /= max(float(np.std(mat[2:])), 1e-6)
+    return mat, {w: i + 2 for i, w in enumerate(words)}
+
+
+def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = print,
+                 warn: Callable[[str], None] = to_stderr) -> dict:
+    """Train the neural scorer into ``config.model_dir`` (module docstring); the folder's
+    final header.  A folder holding a trained model is refused (OutputError) unless
+    ``resume`` or ``overwrite``."""
+    with deferred_interrupts():
+        return _train(config, log, warn)
+
+
+def _train(config: NeuralTrainConfig, log, warn) -> dict:
+    from .. import progress as P
+    from . import require_torch
+    from .batches import batch_order, gold_batch, make_batch
+    from .data import LabelMaps, Vocabularies
+    from .folder import NeuralFolder, is_neural_folder
+    from .network import build_network, load_state, state_arrays
+
+    torch = require_torch()
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    mdir = config.model_dir
+    start_time = time.perf_counter()
+    resuming = config.resume and is_neural_folder(mdir)
+    if is_neural_folder(mdir) and not (config.resume or config.overwrite):
+        raise OutputError(f"{mdir} already holds a neural model: --resume to continue its training, "
+                          f"--overwrite to replace it")
+    all_train, train_graphs, dev_graphs, counts = _data(config, warn)
+    check_interrupt()
+    pre_mat = None
+    if resuming:
+        folder = NeuralFolder.open(mdir)
+        stored = folder.header["options"]
+        diff = [k for k in _FIXED if stored.get(k) != config.options().get(k)]
+        if diff:
+            raise InputError(f"{mdir}: --resume with other options than the stored run's ({', '.join(diff)}): "
+                             f"give the same options, or --overwrite")
+        vocab, rules = folder.vocab(), folder.rules()
+        vocabs = Vocabularies.from_json(folder.header["vocabularies"])
+    else:
+        from ..learn.loop import conversion_record
+        from ..parser.training.pipeline import _vocab_and_rules, train_tagger
+
+        vocab, rules, info, malformed = _vocab_and_rules(all_train, config.progress)
+        for sid, reason in malformed:
+            warn(f"plgraph neural: labels and rules leave out malformed sentence {sid}: {reason}")
+        vocabs = Vocabularies.from_graphs(train_graphs)
+        maps = LabelMaps(vocab)
+        cfg = config.network
+        voc_json = vocabs.to_json()
+        pre_mat, pre_index = _pretrained(config, vocabs)
+        if pre_mat is not None:
+            cfg = replace(cfg, pretrained_dim=int(pre_mat.shape[1]))
+            voc_json["pretrained"] = sorted(pre_index, key=pre_index.get)
+        sizes = dict(n_words=len(vocabs.words), n_chars=len(vocabs.chars), n_tags=len(vocabs.tags),
+                     n_labels=int(maps.structural.shape[0]), n_traces=int(maps.trace.shape[0]),
+                     n_spines=len(vocabs.spines), n_pretrained=0 if pre_mat is None else int(pre_mat.shape[0]))
+        opts = dict(config.options(), network=asdict(config.network))
+        os.makedirs(mdir, exist_ok=True)
+        folder = NeuralFolder.create(mdir, vocab=vocab, rules=rules, rules_info=info,
+                                     vocabularies=voc_json, network=asdict(cfg), sizes=sizes,
+                                     options=opts, conversion=conversion_record(train_graphs))
+        for name in ("checkpoint.json", "checkpoint.npz"):
+            if os.path.exists(folder.file(name)):
+                os.remove(folder.file(name))
+        train_tagger(mdir, train_graphs, warn=warn)
+    del all_train
+    maps = LabelMaps(vocab)
+    spine_index = {s: i for i, s in enumerate(vocabs.spines)}
+    train_t = _targets(train_graphs, vocab, maps, spine_index, "train", warn)
+    dev_t = _targets(dev_graphs, vocab, maps, spine_index, "dev", warn)
+    log(f"plgraph neural: {len(train_t)} train and {len(dev_t)} dev sentences of at most {config.max_words} words "
+        f"({counts['too_long_train']} / {counts['too_long_dev']} longer, {counts['unreadable']} unreadable); "
+        f"{len(vocabs.words)} word forms, {len(vocabs.spines)} spines, {maps.structural.shape[0]} structural and "
+        f"{maps.trace.shape[0]} trace labels")
+    if not train_t:
+        raise InputError("no training sentences")
+    net = build_network(folder.header)
+    pre_words = folder.header["vocabularies"].get("pretrained")
+    pretrained_index = {w: i + 2 for i, w in enumerate(pre_words)} if pre_words else None
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], config.lr, betas=(0.9, 0.9))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 0.75 ** (step / config.decay_steps))
+    rng = np.random.default_rng(config.seed)
+    epoch0, best, best_epoch = 0, -1.0, -1
+    curves = list(folder.header.get("curves") or [])
+    if resuming:
+        ck = folder.load_checkpoint()
+        if ck is not None:
+            arrays, state = ck
+            load_state(net, {k[4:]: v for k, v in arrays.items() if k.startswith("net.")}, folder.file("checkpoint.npz"))
+            _restore_optimizer(opt, arrays, state["opt_steps"])
+            sched.load_state_dict(state["scheduler"])
+            for group, lr in zip(opt.param_groups, sched.get_last_lr()):
+                group["lr"] = lr                 # the scheduler sets it at its next step only
+            torch.set_rng_state(torch.from_numpy(arrays["torch_rng"]))
+            rng.bit_generator.state = state["numpy_rng"]
+            epoch0, best, best_epoch, curves = state["epoch"], state["best"], state["best_epoch"], state["curves"]
+            log(f"plgraph neural: resuming after epoch {epoch0} (best dev {best:.2f} at epoch {best_epoch})")
+    if epoch0 == 0 and pretrained_index is not None:        # a fresh network: the vectors from the file
+        if pre_mat is None:
+            pre_mat, _ = _pretrained(config, vocabs)
+        net.pretrained.weight.data = torch.from_numpy(pre_mat)
+    elapsed0 = curves[-1]["minutes"] if curves else 0.0
+    lengths = [t.n for t in train_t]
+    for epoch in range(epoch0 + 1, config.epochs + 1):
+        if best_epoch >= 0 and epoch - best_epoch > config.patience:
+            log(f"plgraph neural: no better dev score for {config.patience} epochs: stopping")
+            break
+        minutes = elapsed0 + (time.perf_counter() - start_time) / 60
+        if config.max_minutes is not None and minutes >= config.max_minutes:
+            log(f"plgraph neural: {minutes:.1f} minutes: stopping")
+            break
+        t0 = time.perf_counter()
+        batches = batch_order(lengths, config.batch_words, rng)
+        sums: dict = {}
+        with P.bar(len(batches), f"epoch {epoch}", config.progress, unit="batch") as bar:
+            for idx in batches:
+                ts = [train_t[i] for i in idx]
+                loss, parts = net.loss(make_batch(ts, vocabs, pretrained_index), gold_batch(ts))
+                opt.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), config.clip)
+                opt.step()
+                sched.step()
+                for k, v in parts.items():
+                    sums[k] = sums.get(k, 0.0) + v * len(idx)
+                bar.update(1)
+                check_interrupt()
+        scores = local_scores(net, dev_t, vocabs, pretrained_index=pretrained_index)
+        row = {"epoch": epoch, "seconds": round(time.perf_counter() - t0, 1),
+               "minutes": round(elapsed0 + (time.perf_counter() - start_time) / 60, 2),
+               **{f"loss_{k}": round(v / len(train_t), 4) for k, v in sums.items()}, **scores}
+        curves.append(row)
+        better = scores["dev_score"] > best
+        if better:
+            best, best_epoch = scores["dev_score"], epoch
+        if better or config.keep == "last":
+            folder.header["curves"] = curves
+            folder.save_weights(state_arrays(net), epoch, scores)
+        else:
+            folder.header["curves"] = curves
+            folder.write_header()
+        arrays, steps = _optimizer_arrays(opt)
+        arrays.update({f"net.{k}": v for k, v in state_arrays(net).items()})
+        arrays["torch_rng"] = torch.get_rng_state().numpy()
+        folder.save_checkpoint(arrays, {"epoch": epoch, "best": best, "best_epoch": best_epoch, "curves": curves,
+                                        "opt_steps": steps, "scheduler": sched.state_dict(),
+                                        "numpy_rng": rng.bit_generator.state})
+        log(f"epoch {epoch}: loss {sum(sums.values()) / len(train_t):.3f}, dev UAS {scores['uas']:.2f} "
+            f"LAS {scores['las']:.2f} spine {scores['spine']:.2f} trace F {scores['trace_f']:.2f}"
+            f"{' (best)' if better else ''}, {row['seconds']:.0f} s")
+    if config.tune and folder.trained:
+        from .tune import tune_decode
+
+        tune_decode(folder, dev_graphs, trace_precision=config.trace_precision, log=log, progress=config.progress)
+    return folder.header
+
+
+__all__ = ["NeuralTrainConfig", "train_neural", "local_scores"]
