@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
 import time
+from pathlib import Path
 
 
 _START_CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -29,3 +33,26 @@ def best_of(fn, repeat: int):
         out = fn()
         times.append(time.perf_counter() - start)
     return min(times), out
+
+
+def build_c_evalb(folder: Path) -> Path | None:
+    """The C EVALB (the reference-evalb corpus) compiled into ``folder``, with
+    ``collins-nostop.prm`` (COLLINS.prm without the MAX_ERROR stop) beside it; None, saying
+    why, without gcc or the sources."""
+    from plgraph.data import find_corpus
+    from plgraph.errors import CorpusNotFoundError
+
+    try:
+        src = find_corpus("reference-evalb")
+    except CorpusNotFoundError as err:
+        print(f"peer skipped: {err}")
+        return None
+    if shutil.which("gcc") is None:
+        print("peer skipped: gcc not found")
+        return None
+    exe = folder / "evalb"
+    subprocess.run(["gcc", "-O2", "-w", "-o", str(exe), str(src / "evalb.c")], check=True)
+    prm = folder / "collins-nostop.prm"
+    text = (src / "COLLINS.prm").read_text()
+    prm.write_text(re.sub(r"(?m)^MAX_ERROR.*$", "MAX_ERROR 1000000", text))
+    return exe

@@ -15,20 +15,17 @@ with a message without gcc or the folder); its report must equal ours (checked h
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench._util import best_of, pin_one_core  # noqa: E402
+from bench._util import best_of, build_c_evalb, pin_one_core  # noqa: E402
 
 
 def _perturb(tree, rng: random.Random, k: int):
@@ -65,26 +62,6 @@ def write_inputs(folder: Path) -> tuple[Path, Path, int]:
     gp.write_text("\n".join(gold) + "\n")
     tp.write_text("\n".join(test) + "\n")
     return gp, tp, len(sents)
-
-
-def build_c_evalb(folder: Path) -> Path | None:
-    from plgraph.data import find_corpus
-    from plgraph.errors import CorpusNotFoundError
-
-    try:
-        src = find_corpus("reference-evalb")
-    except CorpusNotFoundError as err:
-        print(f"peer skipped: {err}")
-        return None
-    if shutil.which("gcc") is None:
-        print("peer skipped: gcc not found")
-        return None
-    exe = folder / "evalb"
-    subprocess.run(["gcc", "-O2", "-w", "-o", str(exe), str(src / "evalb.c")], check=True)
-    prm = folder / "collins-nostop.prm"
-    text = (src / "COLLINS.prm").read_text()
-    prm.write_text(re.sub(r"(?m)^MAX_ERROR.*$", "MAX_ERROR 1000000", text))
-    return exe
 
 
 def run(cmd, repeat: int) -> tuple[float, str]:

@@ -18,7 +18,7 @@ from plgraph.neural.data import LabelMaps, Vocab, Vocabularies, targets, word_fo
 from plgraph.neural.network import Biaffine, GraphScorer, NetworkConfig, load_embeddings  # noqa: E402
 
 TINY = NetworkConfig(word_dim=8, char_dim=4, char_hidden=6, tag_dim=4, lstm_hidden=8, lstm_layers=1, arc_mlp=8,
-                     label_mlp=6, trace_mlp=6, spine_mlp=6, dropout=0.0)
+                     label_mlp=6, trace_mlp=6, spine_mlp=6, dropout=0.0, tag_dropout=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -324,7 +324,7 @@ def test_load_embeddings(tmp_path):
 
 # -- training, the folder, resuming, a tiny model that learns ------------------------------------------
 SMALL = dict(word_dim=32, char_dim=16, char_hidden=32, tag_dim=16, lstm_hidden=64, lstm_layers=2, arc_mlp=64,
-             label_mlp=64, trace_mlp=32, spine_mlp=64, dropout=0.0)
+             label_mlp=64, trace_mlp=32, spine_mlp=64, dropout=0.0, tag_dropout=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -404,3 +404,53 @@ def test_folder_refuses_a_finished_model_and_checks_weights(learnt, tmp_path):
     np.savez(copy / "neural.npz", **w)
     with pytest.raises(ModelFileError, match="checksum"):
         NeuralFolder.open(copy).load_weights()
+
+
+def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, sample_dir, monkeypatch):
+    """--overwrite trains beside the finished model: interrupted, the old model is intact
+    and loads; completed, the new one is in place and the work folder gone."""
+    import plgraph.neural.train as T
+    from plgraph.neural.folder import OVERWRITE_DIR, NeuralFolder
+
+    def run(seed, **kw):
+        T.train_neural(T.NeuralTrainConfig(str(tmp_path), network=TINY, limit=6, max_words=8, epochs=1, seed=seed,
+                                           threads=1, tune=False, progress=False, **kw),
+                       log=lambda s: None, warn=lambda s: None)
+
+    run(1)
+    before = (tmp_path / "neural.npz").read_bytes()
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as m:
+        m.setattr(T, "local_scores", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            run(2, overwrite=True)
+    assert (tmp_path / "neural.npz").read_bytes() == before
+    assert NeuralFolder.open(tmp_path).header["options"]["seed"] == 1
+    run(2, overwrite=True)
+    assert NeuralFolder.open(tmp_path).header["options"]["seed"] == 2
+    assert (tmp_path / "neural.npz").read_bytes() != before
+    assert not (tmp_path / OVERWRITE_DIR).exists()
+
+
+def test_command_line_evaluates_and_parses_with_the_neural_model(learnt, tmp_path, capsys):
+    """``parser evaluate`` and ``parse`` take a neural folder (or ``M`` with ``M/neural``)."""
+    import json
+
+    from plgraph.cli import main
+
+    out = tmp_path / "dev.json"
+    assert main(["parser", "evaluate", "--model-dir", str(learnt), "--split", "dev", "--limit", "6", "--no-ceiling",
+                 "--no-progress", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["scorer"] == "neural" and doc["sentences"] == 6
+    assert "the network's projective tree" in capsys.readouterr().out
+    text = tmp_path / "in.txt"
+    text.write_text("Who did the company say it would hire ?\n", encoding="utf-8")
+    trees = tmp_path / "out.mrg"
+    assert main(["parse", "--model-dir", str(learnt), "--in", "text", str(text), "--out", str(trees),
+                 "--no-progress"]) == 0
+    line = trees.read_text().strip()
+    assert line.startswith("(TOP ") and "Who" in line and "hire" in line

@@ -28,6 +28,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import shutil
 
 import numpy as np
 
@@ -175,4 +176,27 @@ class NeuralFolder:
         return arrays, state
 
 
-__all__ = ["NeuralFolder", "is_neural_folder", "neural_dir", "SUBDIR", "FORMAT", "FORMAT_VERSION"]
+#: where ``overwrite`` trains a new model beside a finished one (inside the folder)
+OVERWRITE_DIR = ".plgraph-overwrite"
+#: the files of a neural model folder, the header last (what :func:`replace_model` moves)
+MODEL_FILES = ("labels.json", "rules.npz", "rules.npz.json", "tagger.json", WEIGHTS, CHECKPOINT_NPZ, CHECKPOINT,
+               "curves.csv", HEADER)
+
+
+def replace_model(work, folder) -> None:
+    """Put the complete model trained into ``work`` in place of ``folder``'s: each file of
+    :data:`MODEL_FILES` moved by one rename, ``neural.json`` last (until then ``folder``
+    loads as the old model or, for the moment of the renames, is refused by the CRC
+    checks of :meth:`NeuralFolder.open` -- never read as a mix), then ``work`` removed.
+    Ctrl-C waits for the end."""
+    from ..learn.interrupts import deferred_interrupts
+
+    with deferred_interrupts():
+        for name in MODEL_FILES:
+            src = os.path.join(os.fspath(work), name)
+            if os.path.lexists(src):
+                os.replace(src, os.path.join(os.fspath(folder), name))
+        shutil.rmtree(work, ignore_errors=True)
+
+
+__all__ = ["NeuralFolder", "replace_model", "OVERWRITE_DIR", "MODEL_FILES", "is_neural_folder", "neural_dir", "SUBDIR", "FORMAT", "FORMAT_VERSION"]

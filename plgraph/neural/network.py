@@ -166,7 +166,11 @@ class GraphScorer(nn.Module):
             x = x + self.pretrained_proj(self.pretrained(batch.pretrained))
         parts = [x, self.char(batch.chars)]
         if self.tags_used:
-            parts.append(self.tag_embed(batch.tags))
+            tags = batch.tags
+            if self.training and self.config.tag_dropout > 0:
+                drop = (torch.rand(tags.shape) < self.config.tag_dropout) & (tags > 0)
+                tags = tags.masked_fill(drop, 1)
+            parts.append(self.tag_embed(tags))
         x = self.embed_dropout(torch.cat(parts, -1))
         x = torch.cat([self.root.expand(x.shape[0], 1, -1), x[:, 1:]], 1)
         packed = nn.utils.rnn.pack_padded_sequence(x, (batch.lens + 1).cpu(), batch_first=True,

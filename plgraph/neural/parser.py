@@ -35,6 +35,9 @@ class NeuralParser(ParserBase):
     with :meth:`load`.  ``prune``: the pruning and decoding options
     (:class:`~plgraph.neural.prune.PruneConfig`, the folder's tuned ones by default)."""
 
+    #: what :meth:`baseline` is, for the evaluation's table
+    baseline_description = "the network's projective tree (Eisner) + most probable labels and spines, no traces"
+
     def __init__(self, net, vocab, rules, vocabs, tagger, prune: PruneConfig, *, options: dict | None = None,
                  max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None, pretrained_index=None):
         from ..parser.scoring.pass3 import SpineInventory
@@ -99,18 +102,16 @@ class NeuralParser(ParserBase):
         """``(SentenceScores, label_logp)`` of one sentence: the network's scores in chart
         positions, and ``label_logp(c, p, trace) -> (K, labels)`` the label
         log-probabilities of pairs (chart positions)."""
+        from types import SimpleNamespace
+
         import torch
 
         from .batches import chart_to_encoder, make_batch
 
-        class _S:
-            pass
-
-        s = _S()
-        s.words, s.tags = list(words), list(tags)
         n = len(words)
+        sentence = SimpleNamespace(words=list(words), tags=list(tags))
         with torch.no_grad():
-            enc = self.net.encode(make_batch([s], self.vocabs, self.pretrained_index))
+            enc = self.net.encode(make_batch([sentence], self.vocabs, self.pretrained_index))
             order = np.r_[1:n + 1, 0]                    # chart positions -> encoder positions
             arc = torch.log_softmax(enc.s_arc[0, 1:n + 1][:, order], -1).numpy().astype(np.float64)
             trace = enc.s_trace[0, 1:n + 1, 1:n + 1].numpy().astype(np.float64)

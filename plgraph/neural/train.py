@@ -23,13 +23,14 @@ unless ``tune`` is off.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError, OutputError
+from ..errors import InputError, ModelFileError, OutputError
 from ..learn.interrupts import check_interrupt, deferred_interrupts
 from ..parser.training.pipeline import to_stderr
 from .config import NetworkConfig
@@ -193,11 +194,32 @@ def _pretrained(config: NeuralTrainConfig, vocabs):
 
 def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = print,
                  warn: Callable[[str], None] = to_stderr) -> dict:
-    """Train the neural scorer into ``config.model_dir`` (module docstring); the folder's
-    final header.  A folder holding a trained model is refused (OutputError) unless
-    ``resume`` or ``overwrite``."""
-    with deferred_interrupts():
-        return _train(config, log, warn)
+    """Train the neural scorer into ``config.model_dir`` (module docstring), under the
+    folder's lock (:func:`plgraph.lock.folder_lock`: a second run into it is refused);
+    the folder's final header.  A folder holding a trained model is refused
+    (OutputError) unless ``resume`` (continue its training) or ``overwrite``: then the
+    new model trains into ``M/.plgraph-overwrite`` and replaces the old one only once
+    complete (:func:`~plgraph.neural.folder.replace_model`); ``overwrite`` with ``resume``
+    continues such a run that was interrupted."""
+    from ..lock import folder_lock
+    from .folder import OVERWRITE_DIR, NeuralFolder, is_neural_folder, replace_model
+
+    mdir = config.model_dir
+    os.makedirs(mdir, exist_ok=True)
+    with deferred_interrupts(), folder_lock(mdir, "neural model folder"):
+        try:
+            finished = is_neural_folder(mdir) and NeuralFolder.open(mdir).trained
+        except ModelFileError:                          # a damaged model is still somebody's
+            finished = True
+        if not (config.overwrite and finished):
+            return _train(config, log, warn)
+        work = os.path.join(mdir, OVERWRITE_DIR)        # the old model stays until the new one is complete
+        if not config.resume:
+            shutil.rmtree(work, ignore_errors=True)
+        _train(replace(config, model_dir=work, overwrite=False, resume=config.resume and is_neural_folder(work)),
+               log, warn)
+        replace_model(work, mdir)
+        return NeuralFolder.open(mdir).header
 
 
 def _train(config: NeuralTrainConfig, log, warn) -> dict:
@@ -223,7 +245,10 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
     if resuming:
         folder = NeuralFolder.open(mdir)
         stored = folder.header["options"]
-        diff = [k for k in _FIXED if stored.get(k) != config.options().get(k)]
+        given = config.options()
+        diff = [k for k in _FIXED if k != "network" and stored.get(k) != given.get(k)]
+        if NetworkConfig(**stored["network"]) != config.network:
+            diff.append("network")
         if diff:
             raise InputError(f"{mdir}: --resume with other options than the stored run's ({', '.join(diff)}): "
                              f"give the same options, or --overwrite")
@@ -231,9 +256,9 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
         vocabs = Vocabularies.from_json(folder.header["vocabularies"])
     else:
         from ..learn.loop import conversion_record
-        from ..parser.training.pipeline import _vocab_and_rules, train_tagger
+        from ..parser.training.pipeline import vocab_and_rules, train_tagger
 
-        vocab, rules, info, malformed = _vocab_and_rules(all_train, config.progress)
+        vocab, rules, info, malformed = vocab_and_rules(all_train, config.progress)
         for sid, reason in malformed:
             warn(f"plgraph neural: labels and rules leave out malformed sentence {sid}: {reason}")
         vocabs = Vocabularies.from_graphs(train_graphs)

@@ -46,6 +46,10 @@ SEED = {
 }
 
 
+#: what the linear parser's baseline column is (a parser may say otherwise: ``baseline_description``)
+BASELINE = "pass 1's tree + most probable spines, no traces"
+
+
 def parse_sentences(parser: ParserBase, sentences, *, predicted_tags: bool = False, jobs: int = 1,
                     progress=None) -> list:
     """:class:`~plgraph.parser.parsing.parser.ParseResult` of every corpus sentence (words from its
@@ -132,7 +136,8 @@ def evaluate_split(parser: ParserBase, sentences, *, predicted_tags: bool = Fals
            "statuses": status_counts(results),
            "failed": [[r.id, r.reason] for r in results if r.failed],
            "not_pass3": [[r.id, r.status, r.reason] for r in results if r.status in ("pass2", "pass1", "fallback")],
-           "scores": score_results(sentences, results)}
+           "scores": score_results(sentences, results),
+           "baseline_description": getattr(parser, "baseline_description", BASELINE)}
     if predicted_tags and parser.tagger is not None:
         doc["tagging_accuracy"] = parser.tagger.accuracy([(s.graph.words, s.graph.tags) for s in sentences])
     doc.update(reference_points(parser, sentences, results))
@@ -174,9 +179,9 @@ def format_evaluation(doc: dict) -> str:
     if "tagging_accuracy" in doc:
         lines.append(f"POS tagging accuracy {doc['tagging_accuracy']:.2f}%")
     lines.append("parsed: " + ", ".join(f"{k} {v}" for k, v in doc["statuses"].items()))
-    lines.append("baseline: pass 1's tree + most probable spines, no traces; oracle: the gold graph as the "
-                 "parser can build it (representable edges, trained labels, gold spines); ceiling: every "
-                 "gold edge, tree -> graph -> tree")
+    lines.append(f"baseline: {doc.get('baseline_description', BASELINE)}; oracle: the gold graph as the parser "
+                 "can build it (representable edges, trained labels, gold spines); ceiling: every gold edge, "
+                 "tree -> graph -> tree")
     columns = [("baseline", "baseline"), ("oracle", "oracle"), ("ceiling", "ceiling")]
     rows = [("evalb F1, TOP root", "evalb_f1", "evalb_f1"), ("evalb P, TOP root", "evalb_p", None),
             ("evalb R, TOP root", "evalb_r", None),

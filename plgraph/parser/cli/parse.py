@@ -282,7 +282,7 @@ def _load_parser(args, scorer: str = "linear"):
         if "trace_prob" in over:
             raise InputError("--trace-prob: an option of the linear scorer's pass 3 (the neural scorer keeps "
                              "traces by its own probabilities)")
-        if getattr(args, "dask", None) and not getattr(args, "both", False):
+        if getattr(args, "dask", None) and (args.scorer == "neural" or not getattr(args, "both", False)):
             raise InputError("--dask: parsing on Dask workers is for the linear scorer; the neural one parses "
                              "here, --jobs threads")
         from ...neural.parser import NeuralParser

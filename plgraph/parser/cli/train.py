@@ -142,7 +142,7 @@ def _train(args) -> int:
 
 #: ``parser train`` options of the neural scorer only (dest names)
 _NEURAL_ONLY = ("epochs", "patience", "max_minutes", "embeddings", "tags", "lstm_hidden", "lstm_layers",
-                "batch_words", "lr")
+                "batch_words", "lr", "tag_dropout")
 
 
 def neural_config(args):
@@ -168,7 +168,8 @@ def neural_config(args):
                          f"in one process on --threads cores: no Dask workers)")
     net = NetworkConfig()
     changes = {k: v for k, v in (("use_tags", args.tags), ("lstm_hidden", args.lstm_hidden),
-                                 ("lstm_layers", args.lstm_layers)) if v is not None}
+                                 ("lstm_layers", args.lstm_layers), ("tag_dropout", args.tag_dropout))
+               if v is not None}
     kw = {k: getattr(args, k) for k in ("epochs", "patience", "max_minutes", "batch_words", "lr", "embeddings",
                                          "max_words", "limit", "seed") if getattr(args, k) is not None}
     return NeuralTrainConfig(model_dir=neural_dir(args.model_dir), ptb=args.ptb, network=replace(net, **changes),
@@ -238,6 +239,8 @@ def register(sub) -> None:
     n.add_argument("--embeddings", metavar="FILE", help="pretrained word vectors, word2vec / GloVe text format")
     n.add_argument("--tags", type=yes_no, default=None, metavar="BOOL",
                    help="the network reads POS tags (default true; predicted by the folder's tagger at parse time)")
+    n.add_argument("--tag-dropout", dest="tag_dropout", type=finite_float, default=None, metavar="P",
+                   help="in training, read a word's tag as unknown with probability P (default 0.2)")
     n.add_argument("--lstm-hidden", dest="lstm_hidden", type=positive_int, default=None, metavar="N",
                    help="BiLSTM states per direction (default 300)")
     n.add_argument("--lstm-layers", dest="lstm_layers", type=positive_int, default=None, metavar="N",

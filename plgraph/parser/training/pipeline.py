@@ -277,7 +277,7 @@ def _read_data(run: _Run, opts, progress) -> _Data:
                  bad_tr + bad_dv)
 
 
-def _vocab_and_rules(sentences, progress):
+def vocab_and_rules(sentences, progress):
     """The label vocabulary and the rules (seen at least once) of the train split's
     ``sentences``, leaving out malformed graphs; ``(vocab, rules, rules_info, malformed)``
     with ``malformed`` a list of ``(id, reason)``."""
@@ -425,7 +425,7 @@ def _parser_folder(run: _Run, stored, opts, data: _Data, pruners, pdir, progress
         _refuse(changed, run, stored)
         folder, vocab, rules = stored, stored.vocab(), stored.rules()
     else:
-        vocab, rules, info, malformed = _vocab_and_rules(data.sentences, progress)
+        vocab, rules, info, malformed = vocab_and_rules(data.sentences, progress)
         for sid, reason in malformed:
             run.warn(f"plgraph parser: labels and rules leave out malformed sentence {sid}: {reason}")
         folder = ParserFolder.create(run.model_dir, vocab=vocab, rules=rules, rules_info=info, conversion=conversion,
@@ -580,4 +580,5 @@ def pass_summary(res) -> str:
 
 
 __all__ = ["TrainConfig", "train", "train_tagger", "to_stderr", "read_split", "short_graphs", "prepare_split", "pass_summary",
+           "vocab_and_rules",
            "PASSES", "RUN_DEFAULTS"]
