@@ -205,7 +205,6 @@ class ParserBase:
         yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc)
 
 
-
 class Parser(ParserBase):
     """A trained parser (``python -m plgraph parser train``) ready to parse.
 
