@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import InputError
-from ..parser.chart.tables import ChartTables
+from ..parser.chart.tables import ChartTables, spine_offsets
 from ..parser.scoring._given import given_label_tables
 from ..parser.scoring._pass2 import Candidates, best_labels
 from ..parser.scoring._pass3 import SpineTables
@@ -148,9 +148,7 @@ class NeuralSentence:
 
     @property
     def sp_off(self) -> np.ndarray:
-        off = np.zeros(self.N + 1, np.int64)
-        np.cumsum(self.nsp, out=off[1:])
-        return off
+        return spine_offsets(self.nsp)
 
 
 def candidate_sentence(scores: SentenceScores, s_pairs, s_logp: np.ndarray, t_pairs, t_logp: np.ndarray, maps,

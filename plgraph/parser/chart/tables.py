@@ -37,6 +37,14 @@ from ._kernel import MAX_WORDS, SPN
 NEG = -np.inf
 
 
+def spine_offsets(nsp) -> np.ndarray:
+    """``(N + 1,)`` offsets of each point's spine options in a flat array, from the
+    options per point ``nsp``: point w's are ``off[w] .. off[w+1]-1``."""
+    off = np.zeros(len(nsp) + 1, np.int64)
+    np.cumsum(nsp, out=off[1:])
+    return off
+
+
 @dataclass(frozen=True)
 class LossWeights:
     """The Hamming loss's weights (the reference's ``lossWeight*`` defaults, notes §0)."""
@@ -138,8 +146,7 @@ class ChartTables:
         if cached is not None:
             return cached
         N = self.N
-        sp_off = np.zeros(N + 1, np.int64)
-        np.cumsum(self.nsp, out=sp_off[1:])
+        sp_off = spine_offsets(self.nsp)
         gs = np.zeros(N * N, np.uint8)
         gt = np.zeros(N * N, np.uint8)
         gw = np.zeros((N, N), np.int64)

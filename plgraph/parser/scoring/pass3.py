@@ -55,7 +55,7 @@ from .pool import PooledWeights
 from .pass2 import (Pass2Pruning, Pass2Sentence, candidates, chart_tables, gold_edges, gold_graph, hamming_loss,
                     loss_args, sentence_keys)
 from .scorer import Decoded, decode_chart, predicted_edges, score_mismatch, structure_gradient
-from ..chart.tables import ChartTables, Gold, LossWeights
+from ..chart.tables import ChartTables, Gold, LossWeights, spine_offsets
 
 
 @dataclass(frozen=True)
@@ -241,9 +241,7 @@ class Pass3Sentence:
 
     @property
     def sp_off(self) -> np.ndarray:
-        off = np.zeros(self.N + 1, np.int64)
-        np.cumsum(self.nsp, out=off[1:])
-        return off
+        return spine_offsets(self.nsp)
 
 
 def pass3_sentence(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, inventory: SpineInventory,
