@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from . import paper
@@ -219,6 +220,180 @@ def _rules(outdir, ptb=None) -> list[Path]:
     written.append(out / "rule_usage.csv")
     fig = plot_rule_usage(usage)
     written += save_figure(fig, out / "rule_usage")
+    plt.close(fig)
+    return written
+
+
+def _train_usage(ptb=None):
+    """The full rule tables and the rule usage of the train split's gold derivations."""
+    from .corpora import Corpus
+    from .rules import count_rules, full_tables
+
+    tables = full_tables()
+    return tables, count_rules(Corpus("train", ptb).sentences(), tables, progress=False)
+
+
+def _program_cells(uses, pruned: bool, thesis_counts: dict | None = None):
+    """:class:`~plgraph.viz.deduction.Section` s of the program ``uses``: every template,
+    unseen ones boxed (``pruned=False``), or the seen ones with their observed patterns."""
+    from .rules.notation import item_math, premises_math
+    from .rules.program import observed_view, template_view, unseen_types
+    from .viz.deduction import Cell, Section
+
+    sections: list = []
+    for use in uses:
+        rule = use.rule
+        if pruned and not use.seen:
+            continue
+        if pruned:
+            views = tuple(observed_view(spec, obs) for spec, obs in zip(rule.premises, use.premises))
+            note = f"{use.applications:,} uses, {use.used} of {use.total:,} rules"
+        else:
+            views = tuple(template_view(spec) for spec in rule.premises)
+            note = f"{use.applications:,} uses ({use.used} of {use.total:,} rules)" if use.seen \
+                else f"unseen ({use.total:,} rules)"
+            if thesis_counts is not None and rule.template is not None:
+                note += f"; thesis {thesis_counts.get(rule.template, 0):,}"
+            missing = sorted({ch for letters in unseen_types(use) for ch in letters})
+            if missing:
+                note += f"; no {'/'.join(missing)} item used"
+        if rule.condition():
+            note = f"{rule.condition()};  {note}"
+        cell = Cell(rule.key, premises_math(rule, views), item_math(template_view(rule.goal)), note,
+                    boxed=not pruned and not use.seen)
+        heading = rule.group[0].upper() + rule.group[1:] if rule.is_arc else \
+            f"Goal ${item_math(template_view(rule.goal))}$"
+        if not sections or sections[-1].heading != heading:
+            sections.append(Section(heading, (), 4 if rule.is_arc else 3))
+        sections[-1] = Section(heading, sections[-1].cells + (cell,), sections[-1].ncols)
+    return sections
+
+
+#: the notation, as the drawn programs' footers explain it
+PROGRAM_LEGEND = (
+    r"Items: $X[ijx\;P\;Q\;R]$: type $X$, ends $i$, $j$, external point $x$; $P$, $Q$, $R$: how $i$, $j$, $x$ "
+    r"relate to the other two points:",
+    r"$F$ none, $.$ anything, $J$ direct parent $j$, $j$ indirect ancestor $j$; a bar negates: $\overline{J}$ not a "
+    r"direct parent, $\overline{F}$ some link, $\overline{j}$ not indirect;",
+    r"one symbol stands for both relations.  $\cdot X$ / $X\cdot$: external point left / right of the span;  "
+    r"$\widetilde{X}$: more than one edge from it into the span, $\underline{X}$: exactly one.",
+    r"$A[p\;c]$: add the edge from child $c$ to parent $p$.  Under each rule: the order of its points, then its "
+    r"applications.")
+
+
+def plot_full_program(uses, source: str, thesis_counts: dict | None = None, properties=()):
+    """The complete program (Figure rules-to-prune): every template of ``uses``
+    (:func:`plgraph.rules.program.program_use`) as an inference rule, those never applied in
+    ``source``'s derivations boxed in blue; the note under a rule gives its applications, the
+    thesis's (``thesis_counts``) and the item types it never used; ``properties``
+    (:func:`plgraph.rules.pruning_properties.check_properties`) are listed below."""
+    from .viz.deduction import draw_deductions
+
+    n_unseen = sum(not u.seen for u in uses)
+    footer = list(PROGRAM_LEGEND)
+    if properties:
+        footer.append(f"The thesis's observations about the rules its training uses, on the {source}:")
+    for p in properties:
+        line = f"{'HOLDS' if p.holds else 'DOES NOT HOLD'}: {p.claim}  [{p.evidence}]"
+        footer += textwrap.wrap(line, 150, subsequent_indent="      ")
+    title = (f"Full dynamic program: the {n_unseen} of {len(uses)} templates unseen in {source} boxed in blue")
+    return draw_deductions(_program_cells(uses, False, thesis_counts), title=title, footer=tuple(footer))
+
+
+def plot_pruned_program(uses, source: str):
+    """The pruned program (Figure rules-pruned): the templates of ``uses`` applied in
+    ``source``'s derivations, each premise with the tightest pattern its used rules admit
+    (:func:`plgraph.rules.program.observed_view`)."""
+    from .viz.deduction import draw_deductions
+
+    n_seen = sum(u.seen for u in uses)
+    title = (f"Pruned dynamic program: the {n_seen} templates used in {source}, "
+             "with the parent constraints their rules observe")
+    return draw_deductions(_program_cells(uses, True), title=title, footer=PROGRAM_LEGEND)
+
+
+def _program(outdir, ptb=None) -> list[Path]:
+    """figures/program_full.{tex,png,svg}, program_pruned.{tex,png,svg} and
+    program_templates.csv (per template: applications, rules used of all, unseen)."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from .rules.program import program_use
+    from .rules.program_tex import full_program_tex, pruned_program_tex
+    from .rules.pruning_properties import check_properties
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables, usage = _train_usage(ptb)
+    uses = program_use(usage, tables)
+    props = check_properties(usage, tables)
+    source = f"the {usage.n_derived:,} {'treebank' if ptb else 'sample'} train sentences"
+    written = []
+    atomic_text(out / "program_full.tex", full_program_tex(uses, source, paper.TEMPLATE_COUNTS, props))
+    atomic_text(out / "program_pruned.tex", pruned_program_tex(uses, source))
+    written += [out / "program_full.tex", out / "program_pruned.tex"]
+    frame = pd.DataFrame([{"template": u.rule.key, "kind": "arc" if u.rule.is_arc else "combination",
+                           "applications": u.applications, "rules_used": u.used, "rules_total": u.total,
+                           "unseen": not u.seen} for u in uses])
+    atomic_text(out / "program_templates.csv", frame.to_csv(index=False))
+    written.append(out / "program_templates.csv")
+    short = f"{usage.n_derived:,} {'treebank' if ptb else 'sample'} train sentences"
+    fig = plot_full_program(uses, short, paper.TEMPLATE_COUNTS, props)
+    written += save_figure(fig, out / "program_full")
+    plt.close(fig)
+    fig = plot_pruned_program(uses, short)
+    written += save_figure(fig, out / "program_pruned")
+    plt.close(fig)
+    return written
+
+
+def plot_template_usage(frame, n_sentences: int | None = None, ax=None):
+    """Bars: each combination template's share of all rule applications, plgraph's beside
+    the thesis's (log axis, plain percent labels, every bar labelled), for the templates
+    either applied.  ``frame``: :func:`plgraph.rules.template_usage.template_usage_frame`."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rows = frame[(frame.thesis_count > 0) | (frame.plgraph_count > 0)]
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(8.0, 0.42 * len(rows) + 2), 4.6))
+    fig = ax.figure
+    x = np.arange(len(rows))
+    ours_label = f"plgraph ({n_sentences:,} sample train sentences)" if n_sentences else "plgraph"
+    for offset, col, colour, label in ((-0.2, "plgraph_share_pct", "#3b6ea8", ours_label),
+                                       (0.2, "thesis_share_pct", "#c7c7c7", f"thesis ({paper.TREEBANK})")):
+        vals = rows[col].to_numpy(dtype=float)
+        ax.bar(x[vals > 0] + offset, vals[vals > 0], 0.4, color=colour, label=label)
+        for xi, v in zip(x + offset, vals):
+            text = "0" if v == 0 else (f"{v:.2g}" if v < 1 else f"{v:.1f}")
+            ax.text(xi, v if v > 0 else 1.2e-4, text, ha="center", va="bottom", fontsize=6, rotation=90,
+                    color="#1f1f1f" if col.startswith("plgraph") else "#555555")
+    ax.set_yscale("log")
+    ax.set_ylim(1e-4, 400)
+    plain_log_axis(ax, "y", values=[1e-4, 1e-3, 1e-2, 0.1, 1, 10, 100], suffix="%")
+    ax.set_xticks(x, list(rows.template), fontsize=8, rotation=90)
+    ax.set_xlabel("combination template (thesis numbering)")
+    ax.set_ylabel("% of combination-rule applications")
+    ax.set_title("Rule applications per template: plgraph on the sample vs the thesis on WSJ 02-21", fontsize=10)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(fontsize=8, frameon=False, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def _template_usage(outdir, ptb=None) -> list[Path]:
+    """figures/template_usage.csv and template_usage.{png,svg}."""
+    import matplotlib.pyplot as plt
+
+    from .rules.template_usage import template_usage_frame
+
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    tables, usage = _train_usage(ptb)
+    frame = template_usage_frame(usage, tables)
+    atomic_text(out / "template_usage.csv", frame.to_csv(index=False, float_format="%.4f"))
+    fig = plot_template_usage(frame, usage.n_derived)
+    written = [out / "template_usage.csv", *save_figure(fig, out / "template_usage")]
     plt.close(fig)
     return written
 
@@ -447,7 +622,8 @@ def _learning_curve(outdir, ptb=None) -> list[Path]:
 
 
 #: name -> function(outdir, ptb) writing that figure's files
-FIGURES = {"coverage": _coverage, "rules": _rules, "examples": _examples, "learning_curve": _learning_curve}
+FIGURES = {"coverage": _coverage, "rules": _rules, "examples": _examples, "learning_curve": _learning_curve,
+           "program": _program, "template_usage": _template_usage}
 
 #: minutes to train each learning-curve model from scratch on 2 cores, by fraction of the
 #: train split (plgraph.parser.analysis.learning_curve.missing_points; 100% is the model of
