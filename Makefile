@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TEST_WORKERS ?= 2
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-browser docs figures bench bench-cascade bench-dist parser-model check-full check-evalb screenshots notebooks lab clean
+.PHONY: help install demo test test-browser docs figures bench bench-cascade bench-dist parser-model release-model check-full check-evalb screenshots notebooks lab clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-11s %s\n", $$1, $$2}'
@@ -21,8 +21,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test, dist (Dask), docs and neural (PyTorch CPU) extras
 
-demo: $(STAMP) ## read the PTB sample, convert and classify every tree, print the coverage tables, write figures/
+demo: $(STAMP) ## print the coverage tables (figures/), then parse three sentences with traces with the released model
 	$(PY) -m plgraph coverage --json figures/coverage.json --figures figures
+	$(PY) -m plgraph demo --svg figures/demo_parse.svg
 
 test: $(STAMP) ## run the whole suite, notebooks included (quick mode)
 	PLGRAPH_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest tests --nbmake notebooks --nbmake-timeout=900 -q -n $(TEST_WORKERS) --dist loadfile
@@ -50,6 +51,11 @@ bench: $(STAMP) ## run the benchmarks (current figures and their commands: docs/
 
 parser-model: $(STAMP) ## train the default graph parser (coarse models, passes 2 and 3, POS tagger) into runs/parser, replacing a finished one only once complete (~33 min, 2 cores)
 	$(PY) -m plgraph parser train --model-dir runs/parser --overwrite
+
+release-model: $(STAMP) ## retrain both scorers into runs/release (~75 min, 2 cores), pack them into plgraph/models/parser, record checksums and scores, rewrite docs/model.md
+	$(PY) -m plgraph parser train --model-dir runs/release --overwrite
+	$(PY) -m plgraph parser train --scorer neural --model-dir runs/release --overwrite
+	$(PY) -m plgraph release --model-dir runs/release
 
 PARSER_MODEL ?= runs/parser
 bench-cascade: $(STAMP) ## the whole parsing cascade of a trained model (PARSER_MODEL=M, default runs/parser)

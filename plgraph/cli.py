@@ -323,6 +323,8 @@ COMMAND_MODULES: list[str] = [
     "plgraph.eval.cli",
     "plgraph.parser.cli.train",
     "plgraph.parser.cli.parse",
+    "plgraph.parser.cli.demo",
+    "plgraph.release.cli",
 ]
 
 

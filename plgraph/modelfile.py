@@ -34,6 +34,7 @@ into its JSON as ``format_version``.
 from __future__ import annotations
 
 import json
+import lzma
 import os
 import tokenize
 import zipfile
@@ -43,6 +44,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .errors import ModelFileError
+from .packing import is_packed, unpack
 
 #: the JSON field holding a model file's format version
 VERSION_KEY = "format_version"
@@ -54,8 +56,9 @@ DEFAULT_VERSION = 1
 #: e.g. ``{"w": (1, "f"), "keys": (1, "u"), "offsets": (1, "iu")}``.
 ArraySpec = dict
 
-_READ_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, KeyError, RuntimeError,
-                NotImplementedError, OverflowError, MemoryError, TypeError, IndexError, UnicodeDecodeError,
+_READ_ERRORS = (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, lzma.LZMAError, KeyError,
+                RuntimeError, NotImplementedError, OverflowError, MemoryError, TypeError, IndexError,
+                UnicodeDecodeError,
                 # a flipped byte in an .npy header: numpy parses the header with the tokenizer
                 tokenize.TokenError, SyntaxError)
 
@@ -118,7 +121,8 @@ def check_offsets(a: np.ndarray, path, name: str, total: int | None = None) -> N
 
 
 def load_npz(path, required: ArraySpec | None = None, what: str = "model file") -> dict:
-    """All arrays of the ``.npz`` archive ``path`` (no pickle), read into memory.
+    """All arrays of the ``.npz`` archive ``path`` (no pickle), read into memory; a packed
+    archive (:mod:`plgraph.packing`, released models) is unpacked into the arrays it holds.
 
     ``required``: ``{name: (ndim or None, dtype kinds or None)}`` (see :data:`ArraySpec`);
     each must be present and fit.  Raises ModelFileError naming ``path`` for a missing,
@@ -144,6 +148,11 @@ def load_npz(path, required: ArraySpec | None = None, what: str = "model file") 
         raise _error(path, f"{what} is not a readable .npz archive (truncated or corrupt: {_reason(err)})") from None
     except AttributeError:      # np.load on a lone .npy returns an array without __enter__
         raise _error(path, f"{what} is not an .npz archive") from None
+    if is_packed(arrays):
+        try:
+            arrays = unpack(arrays)
+        except (ValueError, TypeError) as err:
+            raise _error(path, f"{what} is a damaged packed archive ({_reason(err)})") from None
     for name, (ndim, kinds) in (required or {}).items():
         check_array(arrays, path, name, ndim, kinds)
     return arrays

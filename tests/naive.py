@@ -1554,3 +1554,50 @@ def given_scores(sent, vocab, identities):
                     if spine_label_fits(vocab.labels[lab], spine_of(c, i), spine_of(p, jj)):
                         X[c, p, i, jj, lab] = max(X[c, p, i, jj, lab], float(sent.cand_score[j]))
     return S, T, sp
+
+
+def spine_fit(identities, vocab):
+    """``(ok_c, ok_p)`` of :class:`plgraph.parser.scoring.pass3.SpineInventory`, label by
+    label and spine by spine: the child end of a structural label is the spine's top
+    (not null), its parent end a node whose sibling is the label's; a trace label's ends
+    are any node of the spine (a child ``_``: any spine); ROOT's row parents the structural
+    labels whose parent is ``ROOT_0``."""
+    from plgraph.parser.scoring.pass3 import STRUCTURAL, _spine_nodes
+
+    identities = list(identities)
+    S, L = len(identities), len(vocab)
+    ok_c = np.zeros((S + 1, L), np.uint8)
+    ok_p = np.zeros((S + 1, L), np.uint8)
+    for s, ident in enumerate(identities):
+        top, nodes = _spine_nodes(ident.split("|", 1)[0])
+        for i, lab in enumerate(vocab.labels):
+            if lab.kind == STRUCTURAL:
+                ok_c[s, i] = lab.child == top and not lab.child_null
+                ok_p[s, i] = nodes.get((lab.parent, lab.parent_null)) == lab.sibling
+            else:
+                ok_c[s, i] = (lab.child, lab.child_null) in nodes or lab.child == "_"
+                ok_p[s, i] = (lab.parent, lab.parent_null) in nodes
+    for i, lab in enumerate(vocab.labels):
+        if lab.kind == STRUCTURAL:
+            ok_p[S, i] = lab.parent == "ROOT_0" and not lab.parent_null
+    return ok_c, ok_p
+
+
+def bfloat16_bits(value: float) -> int:
+    """The bfloat16 bit pattern nearest to the float32 ``value`` (ties to the even
+    pattern), by comparing the two patterns that bracket it: the float32 bits cut to
+    their upper half, and that plus one unit."""
+    import struct
+
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    low = bits >> 16
+    high = low + 1
+
+    def as_float(pattern: int) -> float:
+        return struct.unpack("<f", struct.pack("<I", (pattern & 0xFFFF) << 16))[0]
+
+    exact = struct.unpack("<f", struct.pack("<I", bits))[0]
+    d_low, d_high = abs(exact - as_float(low)), abs(as_float(high) - exact)
+    if d_low < d_high or (d_low == d_high and low % 2 == 0):
+        return low
+    return high & 0xFFFF

@@ -192,18 +192,18 @@ def test_explorer_in_a_real_browser(voila):
 
 
 def test_predicted_graphs_over_gold_in_a_real_browser(sample_dir, tmp_path):
-    """Notebook 08 (quick mode: the shared tiny parser, the first 40 test sentences): the
+    """Notebook 08 (quick mode: plgraph's released model, the first 40 test sentences): the
     explorer of predicted over gold graphs, switched from the gold view to the comparison
     with its "compare with overlay" box, draws every arc with the right / wrong / missing
     class the layout gives that sentence's gold and predicted graphs."""
     import plgraph
     from plgraph.parser.parsing.parser import Parser
-    from plgraph.parser.notebook_model import notebook_parser
+    from plgraph.release import default_model_dir
     from plgraph.viz import compute_layout
 
     _need_browser()
-    assert os.environ.get("PLGRAPH_QUICK") == "1", "the notebook's tiny model is the one parsed with here"
-    parser = Parser.load(notebook_parser(quick=True, log=None))
+    assert os.environ.get("PLGRAPH_QUICK") == "1", "the notebook's quick mode parses with the released model"
+    parser = Parser.load(default_model_dir())
     test = {s.id: s for s in plgraph.corpus("test").sentences()[:40]}
     with _voila("08_graph_parsing.ipynb", tmp_path) as url, _explorer_page(url, 300_000) as (page, explorer):
         assert "errors" in explorer.inner_text()

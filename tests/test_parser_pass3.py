@@ -49,6 +49,17 @@ def setting(parser_base):
                 cfg=cfg, n_train=len(short_train), n_dev=len(short_dev))
 
 
+def test_spine_inventory_equals_its_label_by_label_twin(setting):
+    """The indexed ``ok_c`` / ``ok_p`` of :class:`SpineInventory` equal
+    ``tests/naive.py::spine_fit`` (every spine against every label), and they are not
+    trivial: some pairs fit, most do not."""
+    inv, vocab = setting["inv"], setting["vocab"]
+    ok_c, ok_p = naive.spine_fit(inv.identities, vocab)
+    np.testing.assert_array_equal(inv.ok_c, ok_c)
+    np.testing.assert_array_equal(inv.ok_p, ok_p)
+    assert 0 < ok_c.sum() < ok_c.size / 2 and 0 < ok_p.sum() < ok_p.size / 2
+
+
 def test_spine_label_table_matches_the_spine_strings(setting):
     """``ok_c`` / ``ok_p`` of every (spine, label) equal the plain reading of the spine
     strings (tests/naive.py), and every gold edge of the train sentences fits its gold

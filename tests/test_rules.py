@@ -80,6 +80,8 @@ def test_add_edge_closes_one_step():
 
 def test_tables_index_and_files(tmp_path):
     t = full_tables()
+    assert t.kernel_args(pair_index=False).bin_start.shape == (1,)
+    t.kernel_args()
     ix = t.index
     for r in random.Random(0).sample(range(t.n_comb), 200):
         base = int(t.comb_keys[r, 0]) * 1530 + int(t.comb_keys[r, 1])

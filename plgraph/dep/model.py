@@ -236,7 +236,7 @@ class DepModel:
         self.labels = list(labels)
         self.label_index = {lab: i for i, lab in enumerate(self.labels)}
         self.taxonomy = taxonomy
-        self.table = table
+        self._table, self._keys = table, None
         self.foff = np.ascontiguousarray(foff, np.int64)
         self.btable = pack_block_refs(table.table, self.foff)   # key -> packed (start, size)
         # Bloom filter in front of the table: ~4 bits per feature, at most 2 MB (an L2 cache)
@@ -257,10 +257,30 @@ class DepModel:
         if self.weights.shape[0] != self.n_weights:
             raise ValueError(f"{self.weights.shape[0]} weights given, the model has {self.n_weights}")
 
+    # -- the feature table ------------------------------------------------------------------
+    @property
+    def table(self) -> FeatureTable:
+        """The feature table (hash key -> feature id).  Parsing reads only the block
+        table built from it; a model loaded from files keeps just its keys
+        (:meth:`keep_keys_only`) and rebuilds the table here when something needs it
+        (training on, :meth:`pruned`, :meth:`save`)."""
+        if self._table is None:
+            self._table = FeatureTable.from_keys(self._keys)
+            self._keys = None
+        return self._table
+
+    def keep_keys_only(self, keys: np.ndarray | None = None) -> None:
+        """Hold the feature keys (8 bytes a feature) instead of the feature table (a hash
+        table of 32 bytes a slot at most half full) until :attr:`table` is needed again;
+        ``keys``: the table's keys in id order when the caller has them."""
+        if self._table is not None:
+            self._keys = self._table.keys() if keys is None else np.ascontiguousarray(keys, np.uint64)
+            self._table = None
+
     # -- sizes ------------------------------------------------------------------------------
     @property
     def n_features(self) -> int:
-        return len(self.table)
+        return len(self._table) if self._table is not None else int(self._keys.shape[0])
 
     @property
     def n_arc_weights(self) -> int:
@@ -487,6 +507,7 @@ class DepModel:
             table = FeatureTable.from_keys(arrays["keys"])
             model = cls(config, doc["labels"], taxonomy, table, foff, arrays["fnode"].astype(np.int32), classes,
                         doc["multi_root"], weights, doc.get("info"))
+            model.keep_keys_only(arrays["keys"])
         for key, n in (("n_features", model.n_features), ("n_weights", model.n_weights)):
             if doc.get(key, n) != n:
                 raise ModelFileError(f"model.npz has {n} {key[2:]}, model.json says {doc[key]}: the files do not "

@@ -49,8 +49,9 @@ CHECKPOINT_NPZ = "checkpoint.npz"
 _TIED = ("labels.json", "rules.npz", "rules.npz.json")
 HEADER_KEYS = {"format": str, "network": dict, "sizes": dict, "vocabularies": dict, "options": dict,
                "files": dict}
-_CRC_KEYS = ("format", "format_version", "network", "sizes", "vocabularies", "options", "conversion", "files",
-             "weights")
+#: the fields of neural.json its own ``crc32`` covers
+HEADER_CRC_KEYS = ("format", "format_version", "network", "sizes", "vocabularies", "options", "conversion",
+                   "files", "weights")
 
 
 #: the neural model's folder inside a model folder ``M`` (``parser train --scorer neural``)
@@ -98,7 +99,7 @@ class NeuralFolder:
 
     def write_header(self) -> None:
         doc = {k: v for k, v in self.header.items() if k != "crc32"}
-        doc["crc32"] = content_crc32(None, doc, _CRC_KEYS)
+        doc["crc32"] = content_crc32(None, doc, HEADER_CRC_KEYS)
         self.header = doc
         atomic_json(self.file(HEADER), doc)
         self._write_curves()
@@ -120,7 +121,7 @@ class NeuralFolder:
         check the CRC-32 of the files tied to it."""
         hpath = os.path.join(os.fspath(path), HEADER)
         doc = load_header(hpath, HEADER_KEYS, "neural model header", FORMAT, FORMAT_VERSION, "neural model")
-        check_crc32(doc, hpath, content_crc32(None, doc, _CRC_KEYS), "this model's files")
+        check_crc32(doc, hpath, content_crc32(None, doc, HEADER_CRC_KEYS), "this model's files")
         for name in _TIED:
             fpath = os.path.join(os.fspath(path), name)
             if not os.path.isfile(fpath):

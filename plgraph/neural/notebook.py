@@ -3,14 +3,16 @@
 :func:`notebook_neural` returns a neural model folder (:mod:`plgraph.neural.folder`), or
 None when PyTorch is not installed (the extra ``plgraph[neural]``):
 
-* quick mode (``PLGRAPH_QUICK=1``, as under ``make test``): a small network trained once
-  for :data:`QUICK_EPOCHS` epochs on the quick linear model's slice of the train split
+* full mode: ``runs/parser/neural`` of the checkout when it holds a trained model;
+* otherwise, and in quick mode (``PLGRAPH_QUICK=1``, as under ``make test``), the
+  released model's (:func:`plgraph.release.record.released_dir`, ``neural/``);
+* without a released model: in quick mode a small network trained once for
+  :data:`QUICK_EPOCHS` epochs on the quick linear model's slice of the train split
   (:data:`plgraph.parser.notebook_model.QUICK_LIMIT` sentences of at most
   :data:`~plgraph.parser.notebook_model.QUICK_MAX_WORDS` words), in ``neural-quick-<code>``
-  of the cache (``<code>`` digests plgraph.neural's code).  It parses, badly: it exists
-  to run the notebooks' cells.
-* full mode: ``runs/parser/neural`` of the checkout when it holds a trained model,
-  otherwise the default one trained into ``neural-full-<code>`` of the cache.
+  of the cache (``<code>`` digests plgraph.neural's code; it parses badly: it exists to
+  run the notebooks' cells), in full mode the default one trained into
+  ``neural-full-<code>``.
 """
 from __future__ import annotations
 
@@ -47,7 +49,9 @@ def holds_trained_neural(folder) -> bool:
         doc = json.loads((folder / "neural.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return bool(doc.get("weights")) and (folder / "tagger.json").exists()
+    from ..parser.parsing.tagger import tagger_file
+
+    return bool(doc.get("weights")) and tagger_file(folder) is not None
 
 
 def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path | None:
@@ -61,9 +65,13 @@ def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path
     from .config import NetworkConfig
     from .train import NeuralTrainConfig, train_neural
 
+    from ..release.record import released_dir
+
     quick = quick_mode() if quick is None else quick
     if not quick and holds_trained_neural(repository_model() / "neural"):
         return repository_model() / "neural"
+    if holds_trained_neural(released_dir() / "neural"):
+        return released_dir() / "neural"
     folder = notebook_neural_folder(quick)
 
     def build(folder: Path) -> Path:

@@ -59,7 +59,7 @@ class NeuralParser(ParserBase):
         """Load the neural model folder ``model_dir`` (every file checked,
         :class:`~plgraph.neural.folder.NeuralFolder`); ``threads``: torch's intra-op
         threads (None: leave torch's setting)."""
-        from ..parser.parsing.tagger import FILE, PosTagger
+        from ..parser.parsing.tagger import PosTagger, tagger_file
         from . import require_torch
         from .data import Vocabularies
         from .folder import NeuralFolder
@@ -75,8 +75,8 @@ class NeuralParser(ParserBase):
         voc = folder.header["vocabularies"]
         vocabs = Vocabularies.from_json(voc)
         pre = {w: i + 2 for i, w in enumerate(voc["pretrained"])} if voc.get("pretrained") else None
-        tpath = os.path.join(folder.path, FILE)
-        pos = PosTagger.load(tpath) if tagger and os.path.lexists(tpath) else None
+        tpath = tagger_file(folder.path) if tagger else None
+        pos = PosTagger.load(tpath) if tpath else None
         prune = PruneConfig(**folder.header["decode"]) if folder.header.get("decode") else PruneConfig()
         return cls(net, folder.vocab(), folder.rules(), vocabs, pos, prune,
                    options=folder.header.get("conversion") or {}, max_words=max_words, model_dir=str(model_dir),

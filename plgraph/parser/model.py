@@ -422,29 +422,28 @@ class ParserModel:
         the caller does any work: ``parser.json``, ``labels.json``, ``rules.npz`` (+
         ``.json``), every trained pass's ``<pass>.npz`` (against the CRC in
         ``parser.json``; the arrays are kept for :meth:`pass_model`), the coarse models
-        unless ``pruners=False``, and ``tagger.json`` when there is one unless
-        ``tagger=False``.  Every command that reads a model folder loads it here first
+        unless ``pruners=False``, and ``tagger.json`` (or ``tagger.json.xz``) when there is
+        one unless ``tagger=False``.  Every command that reads a model folder loads it here first
         (``parser stats|evaluate|tagger``, and ``parse`` through
         :meth:`plgraph.parser.parsing.parser.Parser.load`).  Damaged or missing files raise
         :class:`~plgraph.errors.ModelFileError` naming the file; coarse models other than
         those the parser was trained with too."""
         from ..pruners import Pruners
-        from .parsing.tagger import FILE, PosTagger
+        from .parsing.tagger import PosTagger, tagger_file
 
         folder = ParserFolder.open(path)
         vocab, rules = folder.vocab(), folder.rules()
         folder.check_passes()
-        pr = None
-        if pruners:
-            pdir = folder.pruners_dir()
-            pr = Pruners.load(pdir)
+        pdir = folder.pruners_dir() if pruners else None
+        pr = Pruners.load(pdir) if pdir else None
+        if pdir:
             stored = folder.header["pruners"].get("fingerprint")
             if pruners_fingerprint(pdir) != stored:
                 raise ModelFileError(f"the coarse models in {pdir} are not those the parser was trained with "
                                      f"(fingerprint {pruners_fingerprint(pdir)}, trained with {stored}); retrain "
                                      f"the parser or restore them", source=os.path.join(pdir, "pruners.json"))
-        tpath = os.path.join(folder.path, FILE)
-        pos = PosTagger.load(tpath) if tagger and os.path.lexists(tpath) else None
+        tpath = tagger_file(folder.path) if tagger else None
+        pos = PosTagger.load(tpath) if tpath else None
         return cls(folder, vocab, rules, pr, pos)
 
     @property
@@ -467,7 +466,7 @@ class ParserModel:
             raise ModelFileError(f"{name} was trained with a negative pool (negative_pool "
                                  f"{config.negative_pool}) but its file has no positive bitmap", source=npath)
         check_array(arrays, npath, "w", shape=(model.n_weights,))
-        return model, plain_read_args(arrays["w"].astype(np.float64))
+        return model, plain_read_args(np.ascontiguousarray(arrays["w"], np.float32))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,6 +44,15 @@ def softmax_rows(S: np.ndarray) -> np.ndarray:
     return np.divide(e, z, out=np.zeros_like(e), where=z > 0)
 
 
+def read_weights(weights) -> np.ndarray:
+    """``weights`` as the scoring kernels read them: a contiguous float64 or float32 array
+    as it is (no copy), anything else as float64."""
+    w = np.asarray(weights)
+    if w.dtype not in (np.float32, np.float64):
+        w = w.astype(np.float64)
+    return np.ascontiguousarray(w)
+
+
 class _BatchOutput:
     """Output buffers of a batch kernel: sentence ``b`` may write up to ``sizes[b]``
     (feature index, value) entries from ``off[b]`` on and reports how many it wrote
@@ -128,7 +137,7 @@ class TraceClassifier(_HashedWeights):
     def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
         """(n, n, labels) scores of sentence ``s`` (-inf for non-candidates)."""
         base, n = enc.span(s)
-        w = np.asarray(weights, np.float64)
+        w = read_weights(weights)
         return K.trace_sentence_scores(enc.wh, enc.th, enc.tid, base, n, self.allowed, self.mask,
                                        *plain_read_args(w))
 
@@ -178,7 +187,7 @@ class SpineClassifier(_HashedWeights):
 
     def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
         base, n = enc.span(s)
-        w = np.asarray(weights, np.float64)
+        w = read_weights(weights)
         return K.spine_sentence_scores(enc.wh, enc.th, enc.tid, base, n, self.cand_off, self.cand_lab, self.mask,
                                        *plain_read_args(w))
 

@@ -25,7 +25,7 @@ from ..atomic import atomic_json, atomic_savez_compressed
 from ..errors import ModelFileError
 from ..modelfile import (check_array, check_crc32, check_index_range, check_keys, check_offsets, content_crc32,
                          load_header, load_npz, model_errors)
-from .classifiers import SpineClassifier, TraceClassifier, encode
+from .classifiers import SpineClassifier, TraceClassifier, encode, read_weights
 from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data
 FORMAT = "plgraph-pruners"
 #: version of ``pruners.json`` (``format_version``; older files: ``version`` or nothing = 1)
@@ -101,7 +101,9 @@ def keep_threshold(mm: np.ndarray, best: float, ratio: float) -> float:
 
 
 class Pruners:
-    """The three coarse models, their vocabularies and thresholds."""
+    """The three coarse models, their vocabularies and thresholds.  ``trace_w`` /
+    ``spine_w``: the classifiers' weights, float64 from training, float32 as loaded from
+    their files (the kernels read either; a loaded model keeps half the memory)."""
 
     def __init__(self, normaliser, tags, trace, trace_w, spine, spine_w, arc, thresholds, config, curves=None,
                  conversion=None):
@@ -168,7 +170,7 @@ class Pruners:
                "trace_labels": self.trace.labels.items, "trace_bits": self.trace.bits,
                "spine_labels": self.spine.labels.items, "spine_bits": self.spine.bits, "curves": self.curves,
                "conversion": self.conversion}
-        doc["crc32"] = _pruners_crc(trace, spine, doc)
+        doc["crc32"] = pruners_crc(trace, spine, doc)
         _atomic_json(os.path.join(folder, "pruners.json"), doc)
 
     @classmethod
@@ -188,7 +190,7 @@ class Pruners:
         tpath, spath = os.path.join(folder, "trace.npz"), os.path.join(folder, "spine.npz")
         tz = load_npz(tpath, {"w": (1, "f"), "allowed": (3, "b")}, "trace classifier")
         sz = load_npz(spath, {"w": (1, "f"), "cand_off": (1, "iu"), "cand_lab": (1, "iu")}, "spine classifier")
-        check_crc32(doc, jpath, _pruners_crc(tz, sz, doc), "the trace.npz and spine.npz beside it")
+        check_crc32(doc, jpath, pruners_crc(tz, sz, doc), "the trace.npz and spine.npz beside it")
         with model_errors(jpath, "pruner models"):
             tags = Vocabulary(unk=doc["tags_unk"])
             for t in doc["tags"]:
@@ -216,7 +218,7 @@ class Pruners:
             if conversion is not None and not isinstance(conversion, dict):
                 raise ModelFileError(f"'conversion' is a {type(conversion).__name__}, not an object", source=jpath)
         arc = ArcPass(DepModel.load(os.path.join(folder, "arc")))
-        return cls(normaliser, tags, trace, tz["w"].astype(np.float64), spine, sz["w"].astype(np.float64), arc,
+        return cls(normaliser, tags, trace, read_weights(tz["w"]), spine, read_weights(sz["w"]), arc,
                    thresholds, cfg, doc.get("curves", []), conversion)
 
 
@@ -232,7 +234,9 @@ PRUNERS_CRC_KEYS = ("format", "format_version", "config", "thresholds", "normali
                     "trace_labels", "trace_bits", "spine_labels", "spine_bits")
 
 
-def _pruners_crc(trace: dict, spine: dict, doc: dict) -> int:
+def pruners_crc(trace: dict, spine: dict, doc: dict) -> int:
+    """The ``crc32`` of ``pruners.json`` ``doc``: its :data:`PRUNERS_CRC_KEYS` with the
+    arrays of ``trace.npz`` (``trace``) and ``spine.npz`` (``spine``)."""
     keys = PRUNERS_CRC_KEYS + (("conversion",) if "conversion" in doc else ())
     return content_crc32({**{f"trace.{k}": v for k, v in trace.items()}, **{f"spine.{k}": v for k, v in spine.items()}},
                          doc, keys)

@@ -100,9 +100,11 @@ class KernelArgs(NamedTuple):
 
 
 def _csr(keys: np.ndarray, size: int):
+    """``(start, order)``: rules ``order[start[k]:start[k + 1]]`` have key ``k``; ``start``
+    is int32 (it indexes at most every rule), which halves the ``N_KEYS ** 2`` pair index."""
     order = np.argsort(keys, kind="stable")
     counts = np.bincount(keys, minlength=size)
-    start = np.zeros(size + 1, dtype=np.int64)
+    start = np.zeros(size + 1, dtype=np.int32)
     np.cumsum(counts, out=start[1:])
     return start, order.astype(np.int64)
 
@@ -167,37 +169,49 @@ class RuleTables:
         self._build_index()
 
     def _build_index(self):
+        """:attr:`index`, all but the pair index's two ``N_KEYS ** 2`` start arrays
+        (``bin_start`` / ``ter_start``), which :meth:`kernel_args` adds when asked."""
         pair = self.comb_keys[:, 0].astype(np.int64) * N_KEYS + self.comb_keys[:, 1]
         binary = np.flatnonzero(self.comb_n == 2)
         ternary = np.flatnonzero(self.comb_n == 3)
-        bs, bo = _csr(pair[binary], N_KEYS * N_KEYS)
-        ts, to = _csr(pair[ternary], N_KEYS * N_KEYS)
+        bo = np.argsort(pair[binary], kind="stable")
+        to = np.argsort(pair[ternary], kind="stable")
         as_, ao = _csr(self.arc_in.astype(np.int64), N_KEYS)
         has_ternary = np.zeros(N_KEYS, dtype=np.bool_)
         has_ternary[self.comb_keys[ternary, 0]] = True
         b1s, b1r = _by_first_key(binary, self.comb_keys, self.comb_refs, self.comb_goal)
         t1s, t1r = _by_first_key(ternary, self.comb_keys, self.comb_refs, self.comb_goal)
         self.index = {
-            "bin_start": bs, "bin_rules": binary[bo].astype(np.int64),
-            "ter_start": ts, "ter_rules": ternary[to].astype(np.int64),
+            "bin_rules": binary[bo].astype(np.int64), "ter_rules": ternary[to].astype(np.int64),
             "arc_start": as_, "arc_rules": ao,
             "has_ternary": has_ternary,
             "bin1_start": b1s, "bin1_rules": b1r, "ter1_start": t1s, "ter1_rules": t1r,
         }
-        self._kernel_args = None
+        self._pairs = (pair[binary], pair[ternary])
+        self._kernel_args = {}
         self._projective = None
 
-    def kernel_args(self) -> KernelArgs:
+    def kernel_args(self, pair_index: bool = True) -> KernelArgs:
         """The arrays every chart kernel takes, packed once per tables object (see
-        :class:`KernelArgs`); a rule subset is a new tables object with its own."""
-        if self._kernel_args is None:
+        :class:`KernelArgs`); a rule subset is a new tables object with its own.
+
+        ``pair_index=False`` leaves ``bin_start`` / ``ter_start`` (the CSR over both keys:
+        ``N_KEYS ** 2`` entries each, 9 MB) empty: the parser's chart walks rules by their
+        first key and never reads them; the derivation counters do, and get them built
+        on their first call (then kept in :attr:`index`)."""
+        if pair_index and "bin_start" not in self.index:
+            self.index["bin_start"] = _csr(self._pairs[0], N_KEYS * N_KEYS)[0]
+            self.index["ter_start"] = _csr(self._pairs[1], N_KEYS * N_KEYS)[0]
+        if pair_index not in self._kernel_args:
             ix = self.index
-            self._kernel_args = KernelArgs(
+            none = np.zeros(1, np.int32)
+            self._kernel_args[pair_index] = KernelArgs(
                 state_letters(), state_direct_counts(), self.comb_n, self.comb_keys, self.comb_refs, self.comb_goal,
-                ix["bin_start"], ix["bin_rules"], ix["ter_start"], ix["ter_rules"], ix["has_ternary"], self.arc_in,
+                ix["bin_start"] if pair_index else none, ix["bin_rules"],
+                ix["ter_start"] if pair_index else none, ix["ter_rules"], ix["has_ternary"], self.arc_in,
                 self.arc_goal, self.arc_parent, self.arc_child, self.arc_xcreate, ix["arc_start"], ix["arc_rules"],
                 ix["bin1_start"], ix["bin1_rules"], ix["ter1_start"], ix["ter1_rules"])
-        return self._kernel_args
+        return self._kernel_args[pair_index]
 
     def projective(self) -> "RuleTables":
         """The projective-tree subset of these rules (neither ``graph`` nor ``1ec``-flagged):

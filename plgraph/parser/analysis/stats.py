@@ -198,7 +198,7 @@ def pass3_stats(model, read_args, corpus, rules, vocab: LabelVocab, inventory, t
 
 # -- a split measured ---------------------------------------------------------------------------
 def split_stats(model_dir, split: str = "dev", *, ptb=None, threads: int = 2, progress=None,
-                trace_bias_curve: bool = False, log=print, warn=None) -> dict:
+                trace_bias_curve: bool = False, limit: int | None = None, log=print, warn=None) -> dict:
     """What reaches pass 2 and how the passes' decodes fare on ``split``, as a dict (the
     figures ``parser stats`` prints and writes as JSON), the tables written to ``log``
     as they are measured and unreadable or malformed sentences reported to ``warn``
@@ -210,7 +210,7 @@ def split_stats(model_dir, split: str = "dev", *, ptb=None, threads: int = 2, pr
     (:func:`pass2_stats`), then pass 1's pruning, pass 2's pruning curve and -- when the
     model has pass 3 -- pass 3 with its spine-top check as trained and switched the
     other way; ``trace_bias_curve``: also pass 3's trace P/R at each trace threshold of
-    the tuning grid."""
+    the tuning grid; ``limit``: only the split's first ``limit`` sentences."""
     from ...progress import shown
     from ..model import ParserModel
     from ..scoring import pass3 as P3
@@ -227,11 +227,12 @@ def split_stats(model_dir, split: str = "dev", *, ptb=None, threads: int = 2, pr
                                               lambda c: P3.Pass3Model(model.vocab, inventory, c)))
     progress = shown(progress)
     sents, unreadable = read_split(split, ptb, progress, warn)
+    sents = sents[:limit] if limit else sents
     graphs, too_long = short_graphs([s.graph for s in sents], model.max_words)
     corpus = prepare_split(graphs, model.pruners, model.vocab, None, training=False,
                            what=f"{split} (at most {model.max_words} words)", too_long=too_long, progress=progress,
                            log=log, warn=warn)
-    doc = {"split": split, "max_words": model.max_words, "skipped_too_long": too_long,
+    doc = {"split": split, "limit": limit, "max_words": model.max_words, "skipped_too_long": too_long,
            "skipped_malformed": len(corpus.skipped), "skipped_unreadable": unreadable}
     doc.update(pass2_stats(pass2, read_args, corpus, model.rules, model.vocab, threads=threads))
     log(format_split_stats(doc))

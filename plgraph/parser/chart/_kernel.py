@@ -127,6 +127,13 @@ from ._items import *  # noqa: F401,F403  (the item layout, for the kernel's cal
 from ._outside import backtrace, outside  # noqa: F401  (the kernels after the chart)
 
 
+#: rows the item table and the hyperedge log reserve at the start of a chart: 2^22, above
+#: the 1.6 million items the longest sentences of the sample (40 words, pass 3's beams)
+#: keep, and large enough (the inside scores alone 32 MB) that the C allocator maps every
+#: one of these arrays afresh, untouched, and returns it whole when the chart is done
+START_ROWS = 1 << 22
+
+
 # -- the chart ----------------------------------------------------------------------------------
 @njit(cache=NUMBA_CACHE, nogil=True)
 def chart(g, tb, K, cube, strict, log, mark_gold):
@@ -187,12 +194,14 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
         if sp_score[z] != 0.0:
             spine_scores = True
     train = miss != 0.0
-    # the permanent table of kept items and the hyperedge log
-    it = np.empty((1024, NCOL), np.int32)
-    ins = np.empty(1024, np.float64)
+    # the permanent table of kept items and the hyperedge log, reserved at START_ROWS: the
+    # memory of an np.empty this large is mapped, not touched, so a chart holds only the
+    # pages of the rows it fills, and growing (old and new table at once) is rare
+    it = np.empty((START_ROWS, NCOL), np.int32)
+    ins = np.empty(START_ROWS, np.float64)
     nit = 0
-    lg = np.empty((1024 if log else 1, 5), np.int32)
-    lw = np.empty((1024 if log else 1, 3), np.float64)
+    lg = np.empty((START_ROWS if log else 1, 5), np.int32)
+    lw = np.empty((START_ROWS if log else 1, 3), np.float64)
     nlg = 0
     # one cell's scratch rows, identities, hash table (by generation) and log
     sit = np.empty((256, NCOL), np.int32)

@@ -74,7 +74,7 @@ def run_pass1b(S1: np.ndarray, rules: RuleTables | None = None) -> Pass1b:
     :func:`chart_arc_scores`) under the projective subset of ``rules`` (default: the full
     grammar; its projective subset is the same for every rule subset that derives trees)."""
     tables = arc_score_tables(S1)
-    g = (rules if rules is not None else full_tables()).projective().kernel_args()
+    g = (rules if rules is not None else full_tables()).projective().kernel_args(pair_index=False)
     tb = tables.kernel_args()
     it, ins, nit, lg, lw, nlg, goal, best, _stats = K.chart(g, tb, 0, 0, True, True, False)
     out, mm_s, _mm_t = K.outside(it, ins, nit, lg, lw, nlg, tb)

@@ -85,7 +85,7 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
     rules = rules if rules is not None else full_tables()
     if projective:
         rules = rules.projective()
-    g = rules.kernel_args()
+    g = rules.kernel_args(pair_index=False)
     tb = tables.kernel_args()
     it, ins, nit, lg, lw, nlg, goal, best, stats = K.chart(g, tb, int(beam), int(cube), bool(strict), bool(outside),
                                                            bool(mark_gold))

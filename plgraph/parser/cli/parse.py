@@ -2,12 +2,13 @@
 
 ::
 
-    python -m plgraph parse --model-dir M IN [IN ...] [--in ptb|tagged|text] [--out PATH] [--to ptb|shp]
+    python -m plgraph parse [--model-dir M] IN [IN ...] [--in ptb|tagged|text] [--out PATH] [--to ptb|shp]
                             [--gold-tags|--predicted-tags] [--jobs N] [--max-words N] [--root TOP|ROOT]
-    python -m plgraph parser evaluate --model-dir M --split dev|test [--gold-tags|--predicted-tags]
+    python -m plgraph parser evaluate [--model-dir M] --split dev|test [--gold-tags|--predicted-tags]
                                       [--json PATH] [--jobs N] [--limit K]
     python -m plgraph parser tagger --model-dir M      # (re)train the folder's POS tagger
 
+Without ``--model-dir`` both use plgraph's released model (:mod:`plgraph.release`).
 ``parse`` reads sentences from one or more files (:mod:`plgraph.parser.parsing.inputs`), parses them
 (:class:`~plgraph.parser.parsing.parser.Parser`) and writes one PTB tree a line (null elements and
 co-indices; root ``TOP`` by default, which EVALB's COLLINS.prm deletes) or SHP blocks.  Tags
@@ -62,6 +63,7 @@ def cmd_parse(args) -> int:
     from ..parsing.inputs import ParseInput, read_input
 
     prog = "plgraph parse"
+    released = use_released_model(args)
     state = dask_state_dir(args, args.out)          # --resume checks, before any work
     if args.out:
         check_writable(args.out)
@@ -75,7 +77,11 @@ def cmd_parse(args) -> int:
     if not data.sentences:
         _report([], data.bad, 0.0, prog)
         raise InputError("no sentence could be read", source=", ".join(args.input))
-    parser = _load_parser(args, scorers_of(args)[0])
+    scorer = scorers_of(args)[0]
+    if released:
+        print(f"{prog}: the released model's {scorer} scorer ({args.model_dir}; --model-dir M for another, "
+              f"--scorer to choose)", file=sys.stderr)
+    parser = _load_parser(args, scorer)
     items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
     unknown = _unknown_tags(parser, items)
     if args.dask is not None:
@@ -136,6 +142,7 @@ def cmd_evaluate(args) -> int:
     from ..analysis.evaluate import evaluate_split, format_evaluation
     from ..training.pipeline import read_split
 
+    use_released_model(args)
     state = dask_state_dir(args, args.json or args.trees, "--json")        # --resume checks, before any work
     for path in (args.json, args.trees):
         if path:
@@ -249,11 +256,26 @@ def decode_overrides(args) -> dict:
     return over
 
 
+def use_released_model(args) -> bool:
+    """Without ``--model-dir``, the released model (:func:`plgraph.release.record.default_model_dir`)
+    into ``args.model_dir``; True if so."""
+    if args.model_dir is not None:
+        return False
+    from ...release.record import default_model_dir
+
+    args.model_dir = default_model_dir()
+    return True
+
+
 def scorers_of(args) -> list[str]:
     """The scorers ``--scorer`` asks for in ``--model-dir`` M (``linear``: M's passes,
     ``neural``: ``M/neural``, :func:`plgraph.neural.folder.neural_dir`); without
-    ``--scorer``: ``["linear"]``, ``["neural"]`` when M holds only a neural model, and
-    both for ``parser evaluate`` (``both=True`` on its arguments) when M holds both."""
+    ``--scorer``: ``["neural"]`` when M holds a neural model and PyTorch is installed (and
+    no ``--dask``: Dask workers parse with the linear scorer) or M holds only a neural
+    model, else ``["linear"]``; both for ``parser evaluate`` (``both=True`` on its
+    arguments) when M holds both."""
+    from importlib.util import find_spec
+
     from ...neural.folder import is_neural_folder, neural_dir
 
     if getattr(args, "scorer", None):
@@ -262,7 +284,11 @@ def scorers_of(args) -> list[str]:
     has_linear = os.path.isfile(os.path.join(args.model_dir, "parser.json"))
     if has_neural and not has_linear:
         return ["neural"]
-    return ["linear", "neural"] if has_neural and getattr(args, "both", False) else ["linear"]
+    if has_neural and getattr(args, "both", False):
+        return ["linear", "neural"]
+    if has_neural and getattr(args, "dask", None) is None and find_spec("torch") is not None:
+        return ["neural"]
+    return ["linear"]
 
 
 def _load_parser(args, scorer: str = "linear"):
@@ -297,7 +323,7 @@ def _load_parser(args, scorer: str = "linear"):
 
 def _scorer_option(p, evaluate: bool = False) -> None:
     both = " (default: both when M holds both, the one there is otherwise)" if evaluate else \
-        " (default: linear, or neural when M holds only a neural model)"
+        " (default: neural when M holds a neural model and PyTorch is installed, else linear)"
     p.add_argument("--scorer", choices=["linear", "neural"], default=None,
                    help="the model of M to use: linear (M's passes 2-3) or neural (M/neural)" + both)
     if evaluate:
@@ -320,7 +346,8 @@ def register(sub) -> None:
     p = sub.add_parser("parse", help="parse sentences with a trained graph parser into PTB trees with traces, or SHP",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="IN", nargs="+", help="input files, parsed in order (- for standard input)")
-    p.add_argument("--model-dir", required=True, metavar="M", help="a folder of `python -m plgraph parser train`")
+    p.add_argument("--model-dir", default=None, metavar="M",
+                   help="a folder of `python -m plgraph parser train` (default: plgraph's released model)")
     p.add_argument("--in", dest="input_format", default="ptb", choices=FORMATS,
                    help="ptb: bracketed trees (default); tagged: word_TAG tokens a line; text: tokens a line")
     p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
@@ -344,7 +371,7 @@ def add_parser_commands(ps) -> None:
     from ..parsing.parser import DEFAULT_MAX_WORDS
 
     e = ps.add_parser("evaluate", help="parse a split and score it: evalb, Johnson, trace edges, beside the seed")
-    e.add_argument("--model-dir", required=True, metavar="M")
+    e.add_argument("--model-dir", default=None, metavar="M", help="the model folder (default: the released model)")
     e.add_argument("--split", default="dev", choices=["dev", "test"])
     e.add_argument("--ptb", metavar="DIR", help="full LDC treebank (dev 22, test 23)")
     _tag_options(e)
@@ -368,4 +395,5 @@ def add_parser_commands(ps) -> None:
     t.set_defaults(func=cmd_tagger)
 
 
-__all__ = ["register", "add_parser_commands", "cmd_parse", "cmd_evaluate", "cmd_tagger"]
+__all__ = ["register", "add_parser_commands", "cmd_parse", "cmd_evaluate", "cmd_tagger", "scorers_of",
+           "use_released_model"]

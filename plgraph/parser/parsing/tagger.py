@@ -14,6 +14,8 @@ same tagger.
 from __future__ import annotations
 
 import json
+import lzma
+import os
 import random
 from pathlib import Path
 
@@ -22,6 +24,8 @@ from ...errors import InputError, ModelFileError
 
 #: the tagger's file in a parser model folder
 FILE = "tagger.json"
+#: the same file LZMA-compressed, as released models store it (:mod:`plgraph.release`)
+PACKED_FILE = FILE + ".xz"
 FORMAT = "plgraph-pos-tagger"
 VERSION = 1
 
@@ -80,17 +84,22 @@ class PosTagger:
 
     @classmethod
     def load(cls, path) -> "PosTagger":
-        """Read a file :meth:`save` wrote; a missing or damaged file is a
-        :class:`~plgraph.errors.ModelFileError` naming it."""
+        """Read a file :meth:`save` wrote, or that file LZMA-compressed (a name ending in
+        ``.xz``); a missing or damaged file is a :class:`~plgraph.errors.ModelFileError`
+        naming it."""
         from nltk.tag.perceptron import PerceptronTagger
 
         path = Path(path)
         try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
+            if path.suffix == ".xz":
+                with lzma.open(path, "rt", encoding="utf-8") as handle:
+                    doc = json.load(handle)
+            else:
+                doc = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ModelFileError("no POS tagger here (train the parser again, or give tags: --in tagged|ptb)",
                                  source=str(path)) from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ModelFileError(f"cannot read the POS tagger: {err}", source=str(path)) from None
         if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("format_version") != VERSION:
             raise ModelFileError(f"not a {FORMAT} file of version {VERSION}", source=str(path))
@@ -105,4 +114,14 @@ class PosTagger:
         return cls(tagger, doc.get("info"))
 
 
-__all__ = ["PosTagger", "FILE"]
+def tagger_file(model_dir) -> str | None:
+    """The tagger file of the model folder ``model_dir``: :data:`FILE`, else
+    :data:`PACKED_FILE`, else None when it has neither."""
+    for name in (FILE, PACKED_FILE):
+        path = os.path.join(os.fspath(model_dir), name)
+        if os.path.lexists(path):
+            return path
+    return None
+
+
+__all__ = ["PosTagger", "FILE", "PACKED_FILE", "tagger_file"]

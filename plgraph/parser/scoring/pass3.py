@@ -184,17 +184,30 @@ class SpineInventory:
         self.top = []
         self.ok_c = np.zeros((S + 1, L), np.uint8)
         self.ok_p = np.zeros((S + 1, L), np.uint8)
-        structural = [(i, lab) for i, lab in enumerate(vocab.labels) if lab.kind == STRUCTURAL]
-        trace = [(i, lab) for i, lab in enumerate(vocab.labels) if lab.kind != STRUCTURAL]
+        # the labels each spine node can end, indexed once (tests/naive.py::spine_fit is
+        # the label-by-label twin)
+        struct_child, struct_parent, trace_child, trace_parent, any_child = {}, {}, {}, {}, []
+        for i, lab in enumerate(vocab.labels):
+            if lab.kind == STRUCTURAL:
+                if not lab.child_null:
+                    struct_child.setdefault(lab.child, []).append(i)
+                struct_parent.setdefault((lab.parent, lab.parent_null, lab.sibling), []).append(i)
+            else:
+                trace_child.setdefault((lab.child, lab.child_null), []).append(i)
+                trace_parent.setdefault((lab.parent, lab.parent_null), []).append(i)
+                if lab.child == "_":
+                    any_child.append(i)
         for s, ident in enumerate(self.identities):
             top, nodes = _spine_nodes(ident.split("|", 1)[0])
             self.top.append(top)
-            for i, lab in structural:
-                self.ok_c[s, i] = lab.child == top and not lab.child_null
-                self.ok_p[s, i] = nodes.get((lab.parent, lab.parent_null)) == lab.sibling
-            for i, lab in trace:
-                self.ok_c[s, i] = (lab.child, lab.child_null) in nodes or lab.child == "_"
-                self.ok_p[s, i] = (lab.parent, lab.parent_null) in nodes
+            child = struct_child.get(top, []) + any_child
+            parent = []
+            for (name, null), sibling in nodes.items():
+                child += trace_child.get((name, null), [])
+                parent += struct_parent.get((name, null, sibling), []) + trace_parent.get((name, null), [])
+            self.ok_c[s, child] = 1
+            self.ok_p[s, parent] = 1
+        structural = [(i, lab) for i, lab in enumerate(vocab.labels) if lab.kind == STRUCTURAL]
         for i, lab in structural:
             self.ok_p[S, i] = lab.parent == "ROOT_0" and not lab.parent_null
         self.label_child = [lab.child for lab in vocab.labels]
