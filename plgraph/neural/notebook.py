@@ -62,10 +62,9 @@ def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path
     from ..cache import cached_model
     from ..config import quick_mode
     from ..parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS, repository_model
+    from ..release.record import released_dir
     from .config import NetworkConfig
     from .train import NeuralTrainConfig, train_neural
-
-    from ..release.record import released_dir
 
     quick = quick_mode() if quick is None else quick
     if not quick and holds_trained_neural(repository_model() / "neural"):
