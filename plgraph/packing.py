@@ -2,8 +2,8 @@
 
 A trained model keeps its weights as dense arrays: hashed feature weights of which L1
 regularisation leaves most at zero, in float32.  A *packed* archive stores the same
-arrays in a fraction of the space, as ordinary ``.npy`` members (no pickle) compressed
-with LZMA inside the zip:
+arrays in a fraction of the space, as ordinary ``.npy`` members (no pickle), each
+LZMA-compressed inside the zip unless that saves under 15% (:data:`STORE_ABOVE`):
 
 * a float array with at most half its entries non-zero: the positions of the non-zero
   entries (a bitmap, or gaps between positions when sparser than 1 in 16) and their
@@ -16,9 +16,10 @@ with LZMA inside the zip:
 * anything else (hash keys, strings, arrays under :data:`SMALL` entries): as it is.
 
 Member names are ``<name>@<part>`` for a packed array; :func:`unpack` rebuilds each
-array with its original name, dtype and shape.  Value precision ``"float16"`` rounds the
-stored values (what the loader gets back is exactly :func:`rounded`'s result); the
-choice is the release's (:mod:`plgraph.release`), which measures what it costs.
+array with its original name, dtype and shape.  The value precisions ``"float16"`` and
+``"bfloat16"`` round the stored values (what the loader gets back is exactly
+:func:`rounded`'s result); the choice is the release's (:mod:`plgraph.release`), which
+measures what it costs.
 
 :func:`plgraph.modelfile.load_npz` unpacks transparently, so every model loader reads a
 packed archive as it reads the archive it was packed from.
