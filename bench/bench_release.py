@@ -29,17 +29,14 @@ folder, scorer, limit, warm = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.ar
 t0 = time.perf_counter()
 import nltk.tag.perceptron
 import plgraph
+from plgraph.parser.parsing.scorers import load_scorer
 if scorer == "neural":
     import torch
-    import plgraph.neural.network
-    from plgraph.neural.folder import neural_dir
-    from plgraph.neural.parser import NeuralParser as P
-    folder = neural_dir(folder)
+    import plgraph.neural.network, plgraph.neural.parser
 else:
     import plgraph.dep.model, plgraph.parser.scoring.pass2, plgraph.parser.scoring.pass3, plgraph.pruners
-    from plgraph.parser.parsing.parser import Parser as P
 t1 = time.perf_counter()
-parser = P.load(folder)
+parser = load_scorer(folder, scorer)
 t2 = time.perf_counter()
 sents = plgraph.corpus("test").sentences()
 sents = [s for s in sents if len(s.graph.words) <= 40][: limit or None]

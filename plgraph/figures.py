@@ -23,6 +23,7 @@ import argparse
 import os
 import sys
 import textwrap
+from functools import lru_cache
 from pathlib import Path
 
 from . import paper
@@ -208,13 +209,9 @@ def plot_rule_usage(usage, ax=None):
 def _rules(outdir, ptb=None) -> list[Path]:
     import matplotlib.pyplot as plt
 
-    from .corpora import Corpus
-    from .rules import count_rules, full_tables
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    tables = full_tables()
-    usage = count_rules(Corpus("train", ptb).sentences(), tables, progress=False)
+    tables, usage = _train_usage(ptb)
     written = []
     atomic_text(out / "rule_usage.csv", usage.table(tables).to_csv(index=False, float_format="%.3f"))
     written.append(out / "rule_usage.csv")
@@ -224,8 +221,10 @@ def _rules(outdir, ptb=None) -> list[Path]:
     return written
 
 
+@lru_cache(maxsize=2)
 def _train_usage(ptb=None):
-    """The full rule tables and the rule usage of the train split's gold derivations."""
+    """The full rule tables and the rule usage of the train split's gold derivations
+    (counted once per treebank for the figures ``rules``, ``program`` and ``template_usage``)."""
     from .corpora import Corpus
     from .rules import count_rules, full_tables
 

@@ -211,11 +211,11 @@ def rounded(arrays: dict, precision: str = "float16") -> dict:
     return unpack(pack(arrays, precision))
 
 
-def save_packed(path, arrays: dict, precision: str = "float16") -> None:
+def save_packed(path, arrays: dict, precision: str = "float16") -> dict:
     """Write ``arrays`` packed (:func:`pack`) to the ``.npz`` ``path`` atomically (``path``
     as given): each member LZMA-compressed unless that saves less than 15%
     (:data:`STORE_ABOVE`), with a fixed time stamp, so that the same arrays give the same
-    bytes."""
+    bytes.  Returns the arrays as a loader reads them back (:func:`rounded`'s result)."""
     members = pack(arrays, precision)
     with atomic_open(path, "wb") as handle, zipfile.ZipFile(handle, "w", allowZip64=True) as zf:
         for name, value in members.items():
@@ -225,6 +225,7 @@ def save_packed(path, arrays: dict, precision: str = "float16") -> None:
             # what LZMA hardly shrinks is stored: reading it back costs nothing
             method = zipfile.ZIP_LZMA if len(lzma.compress(data)) < STORE_ABOVE * len(data) else zipfile.ZIP_STORED
             zf.writestr(zipfile.ZipInfo(name + ".npy", date_time=FIXED_TIME), data, compress_type=method)
+    return unpack(members)
 
 
 __all__ = ["pack", "unpack", "is_packed", "rounded", "save_packed", "PRECISIONS", "SEP", "SMALL"]

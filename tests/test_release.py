@@ -61,7 +61,8 @@ def test_the_released_files_are_those_recorded_and_within_their_budgets(released
 
 
 def _check_scores(released, dev, scorer: str):
-    from plgraph.release.build import evaluate, load_scorer
+    from plgraph.parser.parsing.scorers import load_scorer
+    from plgraph.release.build import evaluate
 
     entry = released["scorers"][scorer]
     check = R.check_sentences(dev, released["made"]["check"]["count"])
@@ -84,7 +85,8 @@ def test_the_released_neural_model_scores_its_check_sentences_as_recorded(releas
 @pytest.mark.slow
 @pytest.mark.parametrize("scorer", ["linear", "neural"])
 def test_the_released_model_scores_dev_as_recorded(released, dev, scorer):
-    from plgraph.release.build import evaluate, load_scorer
+    from plgraph.parser.parsing.scorers import load_scorer
+    from plgraph.release.build import evaluate
 
     if scorer == "neural" and find_spec("torch") is None:
         pytest.skip("the neural scorer needs PyTorch: pip install 'plgraph[neural]'")

@@ -41,16 +41,17 @@ def notebook_neural_folder(quick: bool) -> Path:
 
 
 def holds_trained_neural(folder) -> bool:
-    """Does ``folder`` hold a neural model with weights and a POS tagger?"""
+    """Does ``folder`` hold a neural model with weights and a POS tagger (``tagger.json``,
+    or the released folders' ``tagger.json.xz``)?"""
     import json
+
+    from ..parser.parsing.tagger import tagger_file
 
     folder = Path(folder)
     try:
         doc = json.loads((folder / "neural.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    from ..parser.parsing.tagger import tagger_file
-
     return bool(doc.get("weights")) and tagger_file(folder) is not None
 
 

@@ -40,13 +40,16 @@ def repository_model() -> Path:
 
 
 def holds_trained_parser(folder) -> bool:
-    """Does ``folder`` hold a parser with passes 2 and 3 trained and a POS tagger?"""
+    """Does ``folder`` hold a parser with passes 2 and 3 trained and a POS tagger
+    (``tagger.json``, or the released folders' ``tagger.json.xz``)?"""
+    from .parsing.tagger import tagger_file
+
     folder = Path(folder)
     try:
         doc = json.loads((folder / "parser.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return {"pass2", "pass3"} <= set(doc.get("trained") or []) and (folder / "tagger.json").exists()
+    return {"pass2", "pass3"} <= set(doc.get("trained") or []) and tagger_file(folder) is not None
 
 
 def notebook_parser_folder(quick: bool) -> Path:

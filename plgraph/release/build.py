@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..atomic import atomic_json
 from ..errors import PlgraphError
+from ..parser.parsing.scorers import load_scorer
 from .pack import pack_model_folder
 from .record import FORMAT, FORMAT_VERSION, RECORD, check_sentences, file_digests, released_dir
 
@@ -52,18 +53,6 @@ class ReleaseConfig:
     check_count: int = 40
     jobs: int = 2
     ptb: str | None = None
-
-
-def load_scorer(folder, scorer: str):
-    """The parser of ``scorer`` (``linear`` / ``neural``) in model folder ``folder``."""
-    if scorer == "neural":
-        from ..neural.folder import neural_dir
-        from ..neural.parser import NeuralParser
-
-        return NeuralParser.load(neural_dir(folder))
-    from ..parser.parsing.parser import Parser
-
-    return Parser.load(folder)
 
 
 def summary(doc: dict) -> dict:
@@ -189,4 +178,4 @@ def _replace(work: Path, out: Path) -> None:
         shutil.rmtree(old)
 
 
-__all__ = ["ReleaseConfig", "ReleaseRefused", "release_model", "load_scorer", "evaluate", "summary"]
+__all__ = ["ReleaseConfig", "ReleaseRefused", "release_model", "evaluate", "summary"]

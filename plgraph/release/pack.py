@@ -13,18 +13,19 @@ through the ordinary loaders (:class:`~plgraph.parser.parsing.parser.Parser`,
 """
 from __future__ import annotations
 
-import json
+import copy
 import lzma
 import os
 import shutil
 
 from ..atomic import atomic_json, atomic_open
 from ..modelfile import content_crc32, load_json, load_npz
-from ..packing import rounded, save_packed
+from ..packing import save_packed
 
-#: the linear folder's files copied as they are (their CRCs in parser.json stay valid;
-#: ``curves.json``, the training curves, is shown by notebook 08)
-LINEAR_COPIED = ("labels.json", "rules.npz", "rules.npz.json", "curves.json")
+#: the linear folder's files copied as they are (their CRCs in parser.json stay valid)
+LINEAR_COPIED = ("labels.json", "rules.npz", "rules.npz.json")
+#: copied too when the folder has them: the training curves (notebook 08 shows them)
+LINEAR_OPTIONAL = ("curves.json",)
 #: the neural folder's files copied as they are
 NEURAL_COPIED = ("labels.json", "rules.npz", "rules.npz.json")
 
@@ -33,28 +34,26 @@ def _write_json(path, doc) -> None:
     atomic_json(path, doc, indent=None)
 
 
-def _pack_npz(src, dst, precision: str, arrays: dict | None = None) -> dict:
-    """Pack the arrays of ``src`` (or ``arrays``) into ``dst``; the arrays as read back."""
-    arrays = load_npz(src) if arrays is None else arrays
-    save_packed(dst, arrays, precision)
-    return rounded(arrays, precision)
+def _pack_npz(src, dst, precision: str) -> dict:
+    """Pack the arrays of ``src`` into ``dst``; the arrays as read back."""
+    return save_packed(dst, load_npz(src), precision)
 
 
-def _pack_tagger(src_dir, dst_dir) -> str | None:
+def _pack_tagger(src_dir, dst_dir) -> None:
+    """The folder's POS tagger, if it has one, LZMA-compressed into ``dst_dir``."""
     from ..parser.parsing.tagger import PACKED_FILE, tagger_file
 
     path = tagger_file(src_dir)
     if path is None:
-        return None
+        return
     out = os.path.join(dst_dir, PACKED_FILE)
     if path.endswith(".xz"):
         shutil.copyfile(path, out)
-        return out
+        return
     with open(path, "rb") as handle:
         data = handle.read()
     with atomic_open(out, "wb") as handle:
         handle.write(lzma.compress(data, preset=9 | lzma.PRESET_EXTREME))
-    return out
 
 
 def _pack_pruners(src, dst, precision: str) -> None:
@@ -81,15 +80,13 @@ def pack_linear(src, dst, precision: str = "float16") -> None:
     from ..parser.model import HEADER_CRC_KEYS, ParserFolder, pruners_fingerprint
 
     folder = ParserFolder.open(src)
-    folder.check_passes()
     os.makedirs(dst, exist_ok=True)
-    doc = json.loads(json.dumps(folder.header))
-    for name in LINEAR_COPIED:
-        if name != "curves.json" or os.path.exists(os.path.join(src, name)):
-            shutil.copyfile(os.path.join(src, name), os.path.join(dst, name))
+    doc = copy.deepcopy(folder.header)
+    for name in LINEAR_COPIED + tuple(n for n in LINEAR_OPTIONAL if os.path.exists(os.path.join(src, n))):
+        shutil.copyfile(os.path.join(src, name), os.path.join(dst, name))
     for name in doc.get("trained") or []:
         entry = doc["passes"][name]
-        arrays = _pack_npz(os.path.join(src, entry["npz"]), os.path.join(dst, entry["npz"]), precision)
+        arrays = save_packed(os.path.join(dst, entry["npz"]), folder.pass_arrays(name)[0], precision)
         entry["crc32"] = content_crc32(arrays)
     _pack_pruners(folder.pruners_dir(), os.path.join(dst, "pruners"), precision)
     doc["pruners"] = {"path": "pruners", "fingerprint": pruners_fingerprint(os.path.join(dst, "pruners"))}
@@ -105,10 +102,10 @@ def pack_neural(src, dst, precision: str = "float16") -> None:
 
     folder = NeuralFolder.open(src)
     os.makedirs(dst, exist_ok=True)
-    doc = json.loads(json.dumps(folder.header))
+    doc = copy.deepcopy(folder.header)
     for name in NEURAL_COPIED:
         shutil.copyfile(os.path.join(src, name), os.path.join(dst, name))
-    arrays = _pack_npz(None, os.path.join(dst, WEIGHTS), precision, folder.load_weights())
+    arrays = save_packed(os.path.join(dst, WEIGHTS), folder.load_weights(), precision)
     doc["weights"]["crc32"] = content_crc32(arrays)
     doc["crc32"] = content_crc32(None, doc, HEADER_CRC_KEYS)
     _write_json(os.path.join(dst, HEADER), doc)
@@ -131,7 +128,7 @@ def pack_model_folder(src, dst, *, linear_precision: str = "bfloat16", neural_pr
         packed.append("linear")
     ndir = neural_dir(src)
     if is_neural_folder(ndir):
-        pack_neural(ndir, os.path.join(dst, SUBDIR) if packed or ndir != src else dst, neural_precision)
+        pack_neural(ndir, dst if ndir == src else os.path.join(dst, SUBDIR), neural_precision)
         packed.append("neural")
     if not packed:
         raise ModelFileError("no trained parser here (neither parser.json nor neural/neural.json)", source=src)

@@ -176,25 +176,21 @@ def program_use(usage: RuleUsage, tables: RuleTables | None = None) -> tuple[Rul
     apps: Counter = Counter()
     used: Counter = Counter()
     seen: dict = defaultdict(lambda: defaultdict(lambda: (set(), set())))
-    for r, c in usage.combination.items():
-        if c <= 0:
-            continue
-        key = comb_keys[r]
-        apps[key] += c
+    def note(key, count: int, item_keys) -> None:
+        """A concrete rule of template ``key`` applied ``count`` times to items ``item_keys``."""
+        apps[key] += count
         used[key] += 1
-        for pos in range(int(t.comb_n[r])):
-            span, state = _split_key(int(t.comb_keys[r, pos]))
+        for pos, item_key in enumerate(item_keys):
+            span, state = _split_key(int(item_key))
             seen[key][pos][0].add(span)
             seen[key][pos][1].add(state)
+
+    for r, c in usage.combination.items():
+        if c > 0:
+            note(comb_keys[r], c, t.comb_keys[r, :int(t.comb_n[r])])
     for a, c in usage.arc.items():
-        if c <= 0:
-            continue
-        key = arc_keys[a]
-        apps[key] += c
-        used[key] += 1
-        span, state = _split_key(int(t.arc_in[a]))
-        seen[key][0][0].add(span)
-        seen[key][0][1].add(state)
+        if c > 0:
+            note(arc_keys[a], c, (t.arc_in[a],))
     out = []
     for rule in program_rules():
         obs = tuple(Observed(frozenset(seen[rule.key][p][0]), frozenset(seen[rule.key][p][1]))

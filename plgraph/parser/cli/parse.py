@@ -298,12 +298,11 @@ def _load_parser(args, scorer: str = "linear"):
     while it loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled
     kernel or a destructor would come out as a ``SystemError`` or be lost)."""
     from ...learn.interrupts import deferred_interrupts
-    from ..parsing.parser import Parser
+    from ..parsing.scorers import load_scorer
 
     over = decode_overrides(args)
     if scorer == "neural":
         from ...errors import InputError
-        from ...neural.folder import neural_dir
 
         if "trace_prob" in over:
             raise InputError("--trace-prob: an option of the linear scorer's pass 3 (the neural scorer keeps "
@@ -311,14 +310,11 @@ def _load_parser(args, scorer: str = "linear"):
         if getattr(args, "dask", None) and (args.scorer == "neural" or not getattr(args, "both", False)):
             raise InputError("--dask: parsing on Dask workers is for the linear scorer; the neural one parses "
                              "here, --jobs threads")
-        from ...neural.parser import NeuralParser
-
-        with deferred_interrupts():
-            parser = NeuralParser.load(neural_dir(args.model_dir), max_words=args.max_words)
-        return parser.with_prune(**over) if over else parser
     with deferred_interrupts():
-        parser = Parser.load(args.model_dir, max_words=args.max_words)
-    return parser.with_config3(**over) if over else parser
+        parser = load_scorer(args.model_dir, scorer, max_words=args.max_words)
+    if not over:
+        return parser
+    return parser.with_prune(**over) if scorer == "neural" else parser.with_config3(**over)
 
 
 def _scorer_option(p, evaluate: bool = False) -> None:

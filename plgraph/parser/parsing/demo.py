@@ -34,16 +34,10 @@ class DemoRun:
 def run_demo(model_dir, scorer: str, sentences=DEMO_SENTENCES) -> DemoRun:
     """Load ``scorer`` (``linear`` / ``neural``) of model folder ``model_dir`` and parse
     ``sentences`` (``(construction, tokenised text)`` pairs) with predicted tags."""
+    from .scorers import load_scorer
+
     start = time.perf_counter()
-    if scorer == "neural":
-        from ...neural.folder import neural_dir
-        from ...neural.parser import NeuralParser
-
-        parser = NeuralParser.load(neural_dir(model_dir))
-    else:
-        from .parser import Parser
-
-        parser = Parser.load(model_dir)
+    parser = load_scorer(model_dir, scorer)
     run = DemoRun(scorer, str(model_dir), time.perf_counter() - start)
     for construction, text in sentences:
         start = time.perf_counter()
