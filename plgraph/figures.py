@@ -146,27 +146,23 @@ def coverage_markdown(result) -> str:
 
 def write_coverage_figures(result, outdir) -> list[Path]:
     """Write coverage tables (CSV, Markdown, JSON) and bar charts (PNG, SVG) to ``outdir``."""
-    import matplotlib.pyplot as plt
-
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in (("coverage_structure.csv", result.structure_frame()),
-                        ("coverage_steps.csv", result.coverage_frame())):
-        atomic_text(out / name, frame.to_csv(index=False, float_format="%.2f"))
-        written.append(out / name)
+    written = [_write_csv(out / "coverage_structure.csv", result.structure_frame(), "%.2f"),
+               _write_csv(out / "coverage_steps.csv", result.coverage_frame(), "%.2f")]
     atomic_text(out / "coverage.md", coverage_markdown(result))
     written.append(out / "coverage.md")
     result.write_json(out / "coverage.json")
     written.append(out / "coverage.json")
-    fig = plot_coverage_steps(result)
-    written += save_figure(fig, out / "coverage_steps")
-    plt.close(fig)
-    fig = plot_structure_types(result)
-    written += save_figure(fig, out / "structure_types")
-    plt.close(fig)
+    written += save_figure(plot_coverage_steps(result), out / "coverage_steps", close=True)
+    written += save_figure(plot_structure_types(result), out / "structure_types", close=True)
     return written
+
+
+def _write_csv(path: Path, frame, float_format: str | None = None) -> Path:
+    """``frame`` as CSV (no index) at ``path``, atomically; the path."""
+    atomic_text(path, frame.to_csv(index=False, float_format=float_format))
+    return path
 
 
 def _coverage(outdir, ptb=None) -> list[Path]:
@@ -207,18 +203,11 @@ def plot_rule_usage(usage, ax=None):
 
 
 def _rules(outdir, ptb=None) -> list[Path]:
-    import matplotlib.pyplot as plt
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     tables, usage = _train_usage(ptb)
-    written = []
-    atomic_text(out / "rule_usage.csv", usage.table(tables).to_csv(index=False, float_format="%.3f"))
-    written.append(out / "rule_usage.csv")
-    fig = plot_rule_usage(usage)
-    written += save_figure(fig, out / "rule_usage")
-    plt.close(fig)
-    return written
+    return [_write_csv(out / "rule_usage.csv", usage.table(tables), "%.3f"),
+            *save_figure(plot_rule_usage(usage), out / "rule_usage", close=True)]
 
 
 @lru_cache(maxsize=2)
@@ -314,7 +303,6 @@ def plot_pruned_program(uses, source: str):
 def _program(outdir, ptb=None) -> list[Path]:
     """figures/program_full.{tex,png,svg}, program_pruned.{tex,png,svg} and
     program_templates.csv (per template: applications, rules used of all, unseen)."""
-    import matplotlib.pyplot as plt
     import pandas as pd
 
     from .rules.program import program_use
@@ -334,15 +322,11 @@ def _program(outdir, ptb=None) -> list[Path]:
     frame = pd.DataFrame([{"template": u.rule.key, "kind": "arc" if u.rule.is_arc else "combination",
                            "applications": u.applications, "rules_used": u.used, "rules_total": u.total,
                            "unseen": not u.seen} for u in uses])
-    atomic_text(out / "program_templates.csv", frame.to_csv(index=False))
-    written.append(out / "program_templates.csv")
+    written.append(_write_csv(out / "program_templates.csv", frame))
     short = f"{usage.n_derived:,} {'treebank' if ptb else 'sample'} train sentences"
-    fig = plot_full_program(uses, short, paper.TEMPLATE_COUNTS, props)
-    written += save_figure(fig, out / "program_full")
-    plt.close(fig)
-    fig = plot_pruned_program(uses, short)
-    written += save_figure(fig, out / "program_pruned")
-    plt.close(fig)
+    written += save_figure(plot_full_program(uses, short, paper.TEMPLATE_COUNTS, props), out / "program_full",
+                           close=True)
+    written += save_figure(plot_pruned_program(uses, short), out / "program_pruned", close=True)
     return written
 
 
@@ -382,19 +366,14 @@ def plot_template_usage(frame, n_sentences: int | None = None, ax=None):
 
 def _template_usage(outdir, ptb=None) -> list[Path]:
     """figures/template_usage.csv and template_usage.{png,svg}."""
-    import matplotlib.pyplot as plt
-
     from .rules.template_usage import template_usage_frame
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     tables, usage = _train_usage(ptb)
     frame = template_usage_frame(usage, tables)
-    atomic_text(out / "template_usage.csv", frame.to_csv(index=False, float_format="%.4f"))
-    fig = plot_template_usage(frame, usage.n_derived)
-    written = [out / "template_usage.csv", *save_figure(fig, out / "template_usage")]
-    plt.close(fig)
-    return written
+    return [_write_csv(out / "template_usage.csv", frame, "%.4f"),
+            *save_figure(plot_template_usage(frame, usage.n_derived), out / "template_usage", close=True)]
 
 
 def example_sentences(sentences) -> dict:

@@ -33,18 +33,25 @@ SVG_HASH_SALT = "plgraph"
 COLOURS = ["#3b6ea8", "#d08c2b", "#5a9e5a", "#8e5ea2", "#c0392b", "#7f7f7f"]
 
 
-def save_figure(fig, base) -> list[Path]:
+def save_figure(fig, base, *, close: bool = False) -> list[Path]:
     """Write ``fig`` to ``base.png`` (120 dpi) and ``base.svg``, tight bounding boxes, each
-    file atomically and byte-reproducibly; the paths written."""
+    file atomically and byte-reproducibly; the paths written.  ``close``: close ``fig``
+    afterwards (a figure written to files only), also when writing fails."""
     import matplotlib
 
     matplotlib.rcParams["svg.hashsalt"] = SVG_HASH_SALT
     base = Path(base)
     out = []
-    for ext, kwargs in SAVE_OPTIONS.items():
-        path = base.with_suffix("." + ext)
-        atomic_write_with(path, lambda tmp: fig.savefig(tmp, format=ext, bbox_inches="tight", **kwargs))
-        out.append(path)
+    try:
+        for ext, kwargs in SAVE_OPTIONS.items():
+            path = base.with_suffix("." + ext)
+            atomic_write_with(path, lambda tmp: fig.savefig(tmp, format=ext, bbox_inches="tight", **kwargs))
+            out.append(path)
+    finally:
+        if close:
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
     return out
 
 

@@ -173,8 +173,7 @@ def write_learning_curve(outdir, ptb=None, root=None) -> list[Path]:
     pts = curve(root, ptb=ptb)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     plot_learning_curve(pts, ax)
-    written = save_figure(fig, out / "learning_curve")
-    plt.close(fig)
+    written = save_figure(fig, out / "learning_curve", close=True)
     trends = {}
     for key in ("evalb_f1", "trace_f"):
         a, b, at_full = trend_at(pts, key)
