@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
                        file_items, run_corpus_chunks, write_output)
-from .cliargs import positive_int
+from .cliargs import ArgumentParser, positive_int
 from .errors import OutputError, PlgraphError
 from .signals import TerminationAsInterrupt, held_interrupts
 
@@ -353,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .dist.cli import add_dask_options
 
-    parser = argparse.ArgumentParser(prog="python -m plgraph", description=__doc__,
+    parser = ArgumentParser(prog="python -m plgraph", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
@@ -416,6 +416,25 @@ def _tolerant_streams() -> None:
             pass
 
 
+def _closed_standard_streams() -> None:
+    """Standard streams closed when plgraph started (``<&-``, ``>&-``, ``2>&-``): each
+    free descriptor 0-2 gets ``os.devnull``, so that no file opened later takes it (and
+    the writes meant for the stream); then standard error writes to ``os.devnull`` --
+    messages are lost, as with any Unix tool, never mixed into standard output --
+    standard output fails at its first write (:class:`_StandardOutput`) and standard
+    input stays None (reading ``-`` says it is closed)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+
+
 class StandardOutputError(OutputError):
     """Standard output cannot be written (a full disk, a closed terminal)."""
 
@@ -427,8 +446,12 @@ class _StandardOutput:
 
     def __init__(self, stream):
         self._stream = stream
+        #: standard output was closed when plgraph started (``>&-``): every write fails
+        self.closed_at_start = stream is None
 
     def _guarded(self, method, *args):
+        if self._stream is None:
+            raise StandardOutputError("standard output is closed: give --out PATH (where the command has it)")
         try:
             return method(*args)
         except BrokenPipeError:
@@ -437,10 +460,11 @@ class _StandardOutput:
             raise StandardOutputError(f"cannot write to standard output: {err.strerror or err}") from None
 
     def write(self, text):
-        return self._guarded(self._stream.write, text)
+        return self._guarded(lambda: self._stream.write(text))
 
     def flush(self):
-        return self._guarded(self._stream.flush)
+        if self._stream is not None:
+            return self._guarded(self._stream.flush)
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -462,6 +486,7 @@ def main(argv=None) -> int:
     """Run a command; its exit status: 0 done, 2 an error (named on standard error), 130
     interrupted (Ctrl-C), 143 terminated (SIGTERM), 141 standard output closed (a pipe's
     reader stopped: nothing more is written, nothing is printed, as Unix tools do)."""
+    _closed_standard_streams()
     try:
         with held_interrupts():          # start-up: imports every command module
             _tolerant_streams()

@@ -43,8 +43,8 @@ def shown(progress: bool | None) -> bool:
     return bool(progress)
 
 
-def bar(total: int, desc: str, progress: bool | None, unit: str = "item"):
-    """A ``tqdm.auto`` bar of ``total`` units named ``desc``, removed when closed."""
+def bar(total: int | None, desc: str, progress: bool | None, unit: str = "item"):
+    """A ``tqdm.auto`` bar of ``total`` units (None: not known) named ``desc``, removed when closed."""
     from tqdm.auto import tqdm
 
     return tqdm(total=total, desc=desc, unit=unit, disable=not shown(progress), leave=False)
@@ -83,34 +83,35 @@ AHEAD = 16
 def thread_imap(job: Callable, items: Iterable, threads: int = 1, *, progress: bool | None = False,
                 desc: str = "", unit: str = "item") -> Iterator:
     """``job(x)`` for each of ``items``, yielded in input order as they finish (see the
-    module docstring); a bar named ``desc`` counts them when :func:`shown`.  At most
-    :data:`AHEAD` ``* threads`` jobs are submitted ahead of the one yielded, so that the
-    results held at a time do not grow with the number of items, while a long job does
-    not leave the other threads idle (jobs that make something large -- a chart -- should
-    return only what their caller keeps of it)."""
-    items = list(items)
-    with bar(len(items), desc, progress, unit) as b:
-        if threads > 1 and len(items) > 1:
+    module docstring); a bar named ``desc`` counts them when :func:`shown` (with a total
+    when ``items`` has a length).  ``items`` is read as the jobs are submitted: at most
+    :data:`AHEAD` ``* threads`` jobs run ahead of the one yielded, so that neither the
+    items nor the results held at a time grow with the number of items (an iterator
+    reading a stream is read as the work goes on), while a long job does not leave the
+    other threads idle (jobs that make something large -- a chart -- should return only
+    what their caller keeps of it)."""
+    total = len(items) if hasattr(items, "__len__") else None
+    it = iter(items)
+    with bar(total, desc, progress, unit) as b:
+        if threads > 1 and total != 1:
             from collections import deque
             from concurrent.futures import ThreadPoolExecutor
+            from itertools import islice
 
-            ahead = AHEAD * threads
-            with ThreadPoolExecutor(max_workers=min(threads, len(items))) as pool:
-                pending: deque = deque(pool.submit(job, x) for x in items[:ahead])
-                nxt = len(pending)
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                pending: deque = deque(pool.submit(job, x) for x in islice(it, AHEAD * threads))
                 try:
                     while pending:
                         r = pending.popleft().result()
-                        if nxt < len(items):
-                            pending.append(pool.submit(job, items[nxt]))
-                            nxt += 1
+                        for x in islice(it, 1):
+                            pending.append(pool.submit(job, x))
                         b.update(1)
                         yield r
                 finally:
                     for f in pending:
                         f.cancel()
         else:
-            for x in items:
+            for x in it:
                 r = job(x)
                 b.update(1)
                 yield r

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from plgraph.cli import main
+from plgraph.parser.parsing.output import PLACEHOLDER
 from plgraph.ptb.reader import read_ptb_string
 
 pytestmark = pytest.mark.timeout(600)
@@ -56,6 +57,11 @@ def run_parse(capsys, model, tmp_path, content, fmt, *extra, out=True, name="in.
 def _words(line: str) -> list[str]:
     (tree,) = read_ptb_string(line)
     return tree.tree.words()
+
+
+def _sentences(trees: list[str]) -> list:
+    """The words of each output line, None for the placeholder of a skipped sentence."""
+    return [None if t == PLACEHOLDER else _words(t) for t in trees]
 
 
 def _tags(line: str) -> list[str]:
@@ -107,7 +113,7 @@ def test_bytes_that_are_not_utf8_skip_their_line_with_its_byte_offset(model, tmp
     content = b"A dog ran .\nThe caf\xe9 sat .\nIt rained .\n"
     rc, trees, err = run_parse(capsys, model, tmp_path, content, "text", out=to_file)
     assert rc == 0
-    assert [_words(t) for t in trees] == [["A", "dog", "ran", "."], ["It", "rained", "."]]
+    assert _sentences(trees) == [["A", "dog", "ran", "."], None, ["It", "rained", "."]]
     assert "skipped unreadable sentence in.txt:2: bytes that are not UTF-8: 0xe9 at byte 19 of the file " \
            "(byte 8 of the line)" in err
     assert "skipped 1 unreadable" in err
@@ -116,7 +122,7 @@ def test_bytes_that_are_not_utf8_skip_their_line_with_its_byte_offset(model, tmp
 def test_undecodable_bytes_in_a_ptb_input_skip_the_tree(model, tmp_path, capsys):
     content = b"( (S (NP (NN caf\xe9)) (VP (VBD sat))) )\n( (S (NP (NN dog)) (VP (VBD ran))) )\n"
     rc, trees, err = run_parse(capsys, model, tmp_path, content, "ptb", name="t.mrg")
-    assert rc == 0 and [_words(t) for t in trees] == [["dog", "ran"]]
+    assert rc == 0 and _sentences(trees) == [None, ["dog", "ran"]]
     assert "bytes that are not UTF-8" in err and "0xe9" in err
 
 
@@ -125,7 +131,7 @@ def test_a_null_element_tag_skips_its_sentence_and_the_run_goes_on(model, tmp_pa
     content = "The_DT cat_NN sat_VBD\nx_-NONE- y_NN\nA_DT dog_NN ran_VBD\n"
     rc, trees, err = run_parse(capsys, model, tmp_path, content, "tagged")
     assert rc == 0
-    assert [_words(t) for t in trees] == [["The", "cat", "sat"], ["A", "dog", "ran"]]
+    assert _sentences(trees) == [["The", "cat", "sat"], None, ["A", "dog", "ran"]]
     assert ("skipped unreadable sentence in.txt:2: word 1: tag '-NONE-' marks a null element; "
             "input sentences hold overt words only") in err
 
@@ -148,13 +154,13 @@ def test_bracket_words_are_written_as_the_treebank_writes_them(model, tmp_path, 
     assert _words(trees[0]) == ["-LRB-", "a", "-RRB-", "b", "-LCB-", "c", "-RCB-", "f-LRB-x-RRB-"]
     rc, trees, err = run_parse(capsys, model, tmp_path, "(_-LRB- a_DT )_-RRB-\n(_( b_NN )_)\nc_NN(\n", "tagged")
     assert rc == 0
-    assert [_words(t) for t in trees] == [["-LRB-", "a", "-RRB-"], ["-LRB-", "b", "-RRB-"]]
-    assert [_tags(t) for t in trees] == [["-LRB-", "DT", "-RRB-"], ["-LRB-", "NN", "-RRB-"]]
+    assert _sentences(trees) == [["-LRB-", "a", "-RRB-"], ["-LRB-", "b", "-RRB-"], None]
+    assert [_tags(t) for t in trees[:2]] == [["-LRB-", "DT", "-RRB-"], ["-LRB-", "NN", "-RRB-"]]
     assert "in.txt:3: word 1: tag 'NN(' contains a bracket or white space" in err
     # and the output is a file plgraph's own scorer reads
     out = tmp_path / "in.txt.out"
     assert main(["eval", "trees", str(out), str(out)]) == 0
-    assert "100.00" in capsys.readouterr().out
+    assert "100.00" in capsys.readouterr().out          # the placeholder line: a skipped sentence
 
 
 def test_the_tree_writer_escapes_brackets_so_that_every_tree_reads_back():
@@ -174,7 +180,7 @@ def test_only_newlines_end_a_sentence_and_line_numbers_stay_right(model, tmp_pat
         lines = [f"{first}{sep}{rest}" for sep in seps] + [bad]
         content = "\r\n".join(lines[:4]) + "\r\n" + "\n".join(lines[4:]) + "\n"
         rc, trees, err = run_parse(capsys, model, tmp_path, content, fmt)
-        assert rc == 0 and [_words(t) for t in trees] == [["The", "cat", "sat", "."]] * 8
+        assert rc == 0 and _sentences(trees) == [["The", "cat", "sat", "."]] * 8 + [None]
         assert re.findall(r"skipped unreadable sentence in\.txt:(\d+)", err) == ["9"]
 
 
@@ -206,7 +212,8 @@ def test_unknown_tags_are_counted_and_misreadable_ones_skipped(model, tmp_path, 
                "The_DT cat_NN\n")
     rc, trees, err = run_parse(capsys, model, tmp_path, content, "tagged")
     assert rc == 0
-    assert [_tags(t) for t in trees] == [["XYZ", "nn", "NP", "TOP", "XYZ"], ["DT", "NN"]]
+    assert trees[1:5] == [PLACEHOLDER] * 4
+    assert [_tags(t) for t in trees[:1] + trees[5:]] == [["XYZ", "nn", "NP", "TOP", "XYZ"], ["DT", "NN"]]
     assert "warning: 5 tokens have tags the model never saw in training, parsed as unknown tags: " \
            "XYZ (2), nn (1), NP (1), TOP (1)" in err
     assert "in.txt:2: word 1: tag 'NN-1' would read back as a node with co-index 1" in err
@@ -234,7 +241,7 @@ def test_a_byte_order_mark_before_ptb_trees_is_dropped(model, tmp_path, capsys):
 # -- 14. signals, pipes, full disks, control characters ----------------------------------------------------
 def test_control_characters_skip_their_sentence(model, tmp_path, capsys):
     rc, trees, err = run_parse(capsys, model, tmp_path, "a\x00b c\nd\x1be f\nThe cat\n", "text")
-    assert rc == 0 and [_words(t) for t in trees] == [["The", "cat"]]
+    assert rc == 0 and _sentences(trees) == [None, None, ["The", "cat"]]
     assert "in.txt:1: word 1 contains the control character U+0000" in err
     assert "in.txt:2: word 1 contains the control character U+001B" in err
 
@@ -258,7 +265,7 @@ def test_sigterm_writes_the_partial_output_as_ctrl_c_does(model, tmp_path):
     seen = ""
     while proc.poll() is None:
         seen += proc.stderr.read(1)
-        m = re.findall(r"(\d+)/6000", seen)
+        m = re.findall(r"(\d+)sentence", seen)
         if m and int(m[-1]) >= 50:
             break
     proc.send_signal(signal.SIGTERM)
@@ -335,8 +342,8 @@ def _expected_word(token: str) -> str:
 def test_fuzz_one_tree_per_readable_line_with_every_word_back(model, tmp_path, capsys, lines, fmt, seed):
     """Random unicode (separators, control characters, brackets, long tokens) through
     ``parse``: plgraph's own error or counted skips only (any other exception fails the
-    test), one tree per line not skipped, every overt word back in order, in the
-    treebank's form."""
+    test), one output line per line that is not blank -- a tree with every overt word
+    back in order, in the treebank's form, or the placeholder of a skipped one."""
     rng = random.Random(seed)
     tags = ["NN", "DT", "VBD", "XYZ", "NN-1", "-NONE-", "(", "TOP"]
     text_lines = []
@@ -347,13 +354,16 @@ def test_fuzz_one_tree_per_readable_line_with_every_word_back(model, tmp_path, c
         text_lines.append(line)
     rc, trees, err = run_parse(capsys, model, tmp_path, "\n".join(text_lines) + "\n", fmt, name="f.txt")
     skipped = [int(k) for k in re.findall(r"skipped unreadable sentence f\.txt:(\d+):", err)]
-    readable = [(k, line) for k, line in enumerate(text_lines, start=1) if line.split() and k not in skipped]
-    if not readable:
+    sentences = [(k, line) for k, line in enumerate(text_lines, start=1) if line.split()]
+    if all(k in skipped for k, _ in sentences):
         assert rc == 2 and "no sentence could be read" in err
         return
     assert rc == 0, err
-    assert len(trees) == len(readable)
+    assert len(trees) == len(sentences)
     assert (f"skipped {len(skipped)} unreadable" in err) == bool(skipped)
-    for tree, (k, line) in zip(trees, readable):
+    for tree, (k, line) in zip(trees, sentences):
+        if k in skipped:
+            assert tree == PLACEHOLDER, (k, line)
+            continue
         tokens = line.split() if fmt == "text" else [t.rpartition("_")[0] for t in line.split()]
         assert _words(tree) == [_expected_word(t) for t in tokens], (k, line)

@@ -496,7 +496,7 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
     assert r.reason.startswith("pass 3 found no parse; the pass2 graph gives no tree: ")
     from plgraph.parser.cli.parse import _report
 
-    _report([r], [], 1.0, "plgraph parse")
+    _report([r], 1.0, "plgraph parse")
     assert f"None not parsed by pass 3, pass1's output kept: {r.reason}" in capsys.readouterr().err
 
 
@@ -505,7 +505,7 @@ def test_a_head_with_an_empty_spine_gets_a_one_level_spine():
     ``NP_0``: as it stands it gives no tree (a child under a pre-terminal); repaired, "--"
     heads an NP."""
     from plgraph.errors import ConversionError
-    from plgraph.parser.parsing.decode import with_head_spines
+    from plgraph.convert.validity import with_head_spines
 
     g = Graph.from_edges(["Markets", "--"], ["NNS", ":"], ["NP-SBJ", "_"],
                          [(1, 2, 0, "NP_0", False, "NP-SBJ_0", False, "_"), (2, 0, 0, "ROOT_0", False, "_", False, "_")])

@@ -20,13 +20,12 @@ intra-op threads (default 1).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import asdict, replace
 
 import numpy as np
 
 from ..graph import Graph
-from ..parser.parsing.parser import DEFAULT_MAX_WORDS, ParserBase
+from ..parser.parsing.parser import DEFAULT_MAX_WORDS, GAVE_UP_REASON, ParserBase
 from .prune import PruneConfig, SentenceScores, candidate_sentence, chart_tables, head_pairs, relaxed, trace_pairs
 
 
@@ -163,15 +162,19 @@ class NeuralParser(ParserBase):
             if res.parsed:
                 reason = "" if status == "parsed" else "the chart found no parse under the tuned pruning"
                 return self.graph_of(words, tags, res, sent, sid), status, reason, scores
+            if res.gave_up:                 # relaxed pruning would only need more
+                return None, "pass1", f"the chart {GAVE_UP_REASON}", scores
             status = "relaxed"
         return None, "pass1", "the chart found no parse, also under relaxed pruning", scores
 
     def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
         """The best projective tree of the head scores (Eisner, one ROOT dependent) with
-        each edge's most probable structural label and each word's most probable spine,
-        no traces (``state``: :meth:`scores`' pair when known)."""
+        each word's most probable spine and each edge's most probable structural label
+        among those that join the two spines (:meth:`_joining`), no traces (``state``:
+        :meth:`scores`' pair when known)."""
+        from ..convert.validity import with_head_spines
         from ..dep._eisner import eisner1
-        from ..parser.parsing.decode import decoded_graph, with_head_spines
+        from ..parser.parsing.decode import decoded_graph
 
         sc, label_logp = state if state is not None else self.scores(words, self._input_tags(tags))
         n = sc.n
@@ -181,10 +184,34 @@ class NeuralParser(ParserBase):
         heads, _ = eisner1(S, False)
         c = np.arange(n, dtype=np.int64)
         p = np.where(heads[1:] == 0, n, heads[1:] - 1).astype(np.int64)
-        labels = self.maps.structural[label_logp(c, p).argmax(-1)]
         spines = [self.inventory.identities[int(s)].split("|", 1)[0] for s in sc.spine.argmax(-1)]
+        labels = self.maps.structural[(label_logp(c, p) + self._joining(spines, p)).argmax(-1)]
         edges = {(int(a), int(b), "S"): int(lab) for a, b, lab in zip(c, p, labels)}
         return with_head_spines(decoded_graph(words, tags, edges, spines, self.vocab, sid=sid, options=self.options))
+
+    def _joining(self, spines, parents) -> np.ndarray:
+        """``(n, K)``: 0 where structural label class ``k`` joins word ``w``'s spine to its
+        parent's (leaves from the top node of ``spines[w]`` and attaches to a node of the
+        parent's spine, or to ``ROOT_0``; ``parents``: chart positions, ROOT = n),
+        ``-inf`` elsewhere.  Where no label does, the labels that attach to a node of the
+        parent's spine stay possible, and where none does either, every label
+        (:func:`~plgraph.convert.validity.repair_graph` then mends the edge)."""
+        from ..convert.validity import ROOT_NODE
+        from ..shp import top_node_name
+        from ..spine import spine_node_names
+
+        labels = [self.vocab.labels[int(i)] for i in self.maps.structural]
+        child = np.array([lab.child if not lab.child_null else "" for lab in labels])
+        parent = np.array([lab.parent if not lab.parent_null else "" for lab in labels])
+        n = len(spines)
+        out = np.zeros((n, len(labels)))
+        for w, p in enumerate(parents.tolist()):
+            attaches = np.isin(parent, [ROOT_NODE] if p == n else spine_node_names(spines[p])[0])
+            for ok in (attaches & (child == top_node_name(spines[w])), attaches):
+                if ok.any():
+                    out[w, ~ok] = -np.inf
+                    break
+        return out
 
 
 def prune_dict(config: PruneConfig) -> dict:

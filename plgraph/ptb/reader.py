@@ -191,7 +191,7 @@ def _finish(tree: Tree, clean: bool) -> Tree:
 
 
 def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = None, clean: bool = True,
-                    on_error: str = "raise", lines: bool = False) -> list:
+                    on_error: str = "raise", lines: bool = False, first_line: int = 1, first_index: int = 0) -> list:
     """Read every tree in ``text``.
 
     A leading byte-order mark (U+FEFF) is dropped; line numbers count from the line
@@ -227,6 +227,10 @@ def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = N
         Read in the mode that knows every token's line (slower): each SentenceTree
         gets its ``line``, and words with undecodable bytes (surrogate escapes) make
         their tree bad.  Without it that mode is used only when something is wrong.
+    first_line, first_index : int
+        The line number of ``text``'s first line and the index K of its first tree, when
+        ``text`` is a piece of a longer file that starts at a line start outside any
+        tree (a reader streaming the file; default 1 and 0).
 
     Returns
     -------
@@ -235,7 +239,7 @@ def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = N
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
-    if text.startswith(BOM):  # a byte-order mark is not text of the first tree
+    if text.startswith(BOM) and first_line == 1:  # a byte-order mark is not text of the first tree
         text = text[1:]
     if stem is None:
         stem = os.path.splitext(os.path.basename(source))[0]
@@ -250,7 +254,7 @@ def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = N
     if lines:
         bad_found = True
     if bad_found:
-        return _read_slow(text, source, stem, clean, on_error)
+        return _read_slow(text, source, stem, clean, on_error, first_line, first_index)
     if not out:
         err = PTBFormatError("file contains no trees" if not text.strip() else "no bracketed tree found", source,
                              line=1)
@@ -258,16 +262,17 @@ def read_ptb_string(text: str, source: str = "<string>", *, stem: str | None = N
             raise err
         return [BadSentence(f"{stem}", source, -1, 1, err.reason)]
     result = []
-    for k, tree in enumerate(out):
+    for k, tree in enumerate(out, start=first_index):
         try:
             tree = _finish(tree, clean)
         except Exception:  # cleaning failed: the slow mode knows the tree's line
-            return _read_slow(text, source, stem, clean, on_error)
+            return _read_slow(text, source, stem, clean, on_error, first_line, first_index)
         result.append(SentenceTree(f"{stem}.{k}", tree, source, k))
     return result
 
 
-def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) -> list:
+def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str, first_line: int = 1,
+               first_index: int = 0) -> list:
     """Error path: tokenise with positions to report lines, and check encoding."""
     matches = list(_TOKEN.finditer(text))
     tokens = [m.group(0) for m in matches]
@@ -290,10 +295,10 @@ def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) ->
     newlines = [m.start() for m in re.finditer("\n", text)]
 
     def line_of(pos: int) -> int:
-        return bisect.bisect_left(newlines, pos) + 1
+        return bisect.bisect_left(newlines, pos) + first_line
 
     result = []
-    k = 0
+    k = first_index
     for start, item in _build_trees(tokens, resync):
         sid = f"{stem}.{k}"
         if isinstance(item, _TreeError):
@@ -337,10 +342,10 @@ def _read_slow(text: str, source: str, stem: str, clean: bool, on_error: str) ->
         result.append(SentenceTree(sid, tree, source, k, line_of(first)))
         k += 1
     if not result:
-        err = PTBFormatError("file contains no trees", source, line=1)
+        err = PTBFormatError("file contains no trees", source, line=first_line)
         if on_error == "raise":
             raise err
-        return [BadSentence(stem, source, -1, 1, err.reason)]
+        return [BadSentence(stem, source, -1, first_line, err.reason)]
     return result
 
 

@@ -83,15 +83,16 @@ def score_results(sentences, results) -> dict:
 
 def results_of_graphs(graphs, status: str) -> list:
     """:class:`~plgraph.parser.parsing.parser.ParseResult` s of ready graphs (an oracle's, a
-    baseline's): their trees, or the fallback parse when a graph gives none."""
-    from ...convert import graph_to_tree
+    baseline's): their trees, made as the parser makes its own
+    (:func:`~plgraph.parser.parsing.parser.graph_result`), or the fallback parse when a
+    graph gives none."""
     from ...errors import InputError
-    from ..parsing.parser import ParseResult, fallback_result
+    from ..parsing.parser import fallback_result, graph_result
 
     out = []
     for g in graphs:
         try:
-            out.append(ParseResult(g.id, g.words, g.tags, g, graph_to_tree(g, use_null_positions=False), status))
+            out.append(graph_result(g, status))
         except InputError as err:
             out.append(fallback_result(g.words, g.tags, g.id, f"{status} graph gives no tree: {err.reason}",
                                        g.options))
@@ -136,6 +137,8 @@ def evaluate_split(parser: ParserBase, sentences, *, predicted_tags: bool = Fals
            "statuses": status_counts(results),
            "failed": [[r.id, r.reason] for r in results if r.failed],
            "not_pass3": [[r.id, r.status, r.reason] for r in results if r.status in ("pass2", "pass1", "fallback")],
+           "repaired": [[r.id, r.repairs] for r in results if r.repairs],
+           "invalid": [[r.id, r.problems] for r in results if r.problems],
            "scores": score_results(sentences, results),
            "baseline_description": getattr(parser, "baseline_description", BASELINE)}
     if predicted_tags and parser.tagger is not None:
@@ -146,6 +149,13 @@ def evaluate_split(parser: ParserBase, sentences, *, predicted_tags: bool = Fals
                           "len40": representation_ceiling(_short(sentences, sentences, 40)[0])}
     doc["seed"] = {k: v for k, (v, _) in SEED.items()}
     return doc, results
+
+
+def output_check(repaired: int, changes: int, invalid: int) -> str:
+    """One line on the output check (:func:`~plgraph.convert.validity.repair_graph`,
+    :func:`~plgraph.convert.validity.output_problems`) of a run's graphs."""
+    return (f"output check: {repaired} graph(s) repaired ({changes} change(s)), {invalid} invalid graph(s) or "
+            f"unmatched co-indices left")
 
 
 def _f(x) -> str:
@@ -179,6 +189,8 @@ def format_evaluation(doc: dict) -> str:
     if "tagging_accuracy" in doc:
         lines.append(f"POS tagging accuracy {doc['tagging_accuracy']:.2f}%")
     lines.append("parsed: " + ", ".join(f"{k} {v}" for k, v in doc["statuses"].items()))
+    if "repaired" in doc:
+        lines.append(output_check(len(doc["repaired"]), sum(len(r) for _, r in doc["repaired"]), len(doc["invalid"])))
     lines.append(f"baseline: {doc.get('baseline_description', BASELINE)}; oracle: the gold graph as the parser "
                  "can build it (representable edges, trained labels, gold spines); ceiling: every gold edge, "
                  "tree -> graph -> tree")
@@ -206,5 +218,5 @@ def format_evaluation(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SEED", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "split_items", "score_results", "status_counts", "headline",
-           "format_evaluation"]
+__all__ = ["SEED", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "split_items",
+           "score_results", "status_counts", "headline", "output_check", "format_evaluation"]

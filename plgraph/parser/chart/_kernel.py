@@ -132,11 +132,13 @@ from ._outside import backtrace, outside  # noqa: F401  (the kernels after the c
 #: keep, and large enough (the inside scores alone 32 MB) that the C allocator maps every
 #: one of these arrays afresh, untouched, and returns it whole when the chart is done
 START_ROWS = 1 << 22
+#: the goal row :func:`chart` returns when its item budget ran out
+GAVE_UP = -2
 
 
 # -- the chart ----------------------------------------------------------------------------------
 @njit(cache=NUMBA_CACHE, nogil=True)
-def chart(g, tb, K, cube, strict, log, mark_gold):
+def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
     """Run the chart over one sentence.
 
     ``g``: :meth:`RuleTables.kernel_args() <plgraph.rules.tables.RuleTables.kernel_args>`;
@@ -144,11 +146,15 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
     ``cube`` pops per cell (0: every combination); ``strict`` the parser-level conditions
     of :mod:`plgraph.rules._apply`; ``log`` keep the hyperedge log (for :func:`outside`);
     ``mark_gold`` set GOLD on items of the gold derivation (``tb.gold_off/gold_id``) and let
-    them bypass the coarse check.
+    them bypass the coarse check; ``max_items`` (0: no limit) the items the chart may keep:
+    once it holds more, it stops before the next cell, gives no parse and says so
+    (goal :data:`GAVE_UP`) -- memory and time stay bounded on a sentence far longer than
+    the pruning was tuned on.
 
     Returns ``(it, ins, n_items, lg, lw, n_log, goal, goal_score, stats)``: the kept items
-    (rows ``it[:n_items]``), the hyperedge log, the goal's row (-1: no parse) and score,
-    and ``stats[:, p * N + q]`` per cell: sub-cubes, combinations popped, items kept.
+    (rows ``it[:n_items]``), the hyperedge log, the goal's row (-1: no parse, GAVE_UP: the
+    item budget ran out) and score, and ``stats[:, p * N + q]`` per cell: sub-cubes,
+    combinations popped, items kept.
     """
     # the rule and score arrays, unpacked once (see the module's speed notes)
     letters = g.letters
@@ -246,8 +252,14 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
     cck = np.empty(3, np.int64)
     gold_root = gold_s[root] if N >= 2 else 0      # gold edge 0 -> ROOT (flat index 0 * N + root)
     cross = cross_tables(sp_off, pair_off, st_best)
+    over = False
     for width in range(1, N):
+        if over:
+            break
         for p in range(0, N - width):
+            if max_items > 0 and nit > max_items:
+                over = True
+                break
             q = p + width
             cell = p * N + q
             gen += 1
@@ -935,6 +947,8 @@ def chart(g, tb, K, cube, strict, log, mark_gold):
                     nlg += 1
     goal = -1
     best = NEG
+    if over:
+        return it, ins, nit, lg, lw, nlg, GAVE_UP, best, stats
     for r in range(nit):
         v = ins[r] + goal_extra(it, r, root, miss, gold_root)
         if v > best:

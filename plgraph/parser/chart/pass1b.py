@@ -76,7 +76,7 @@ def run_pass1b(S1: np.ndarray, rules: RuleTables | None = None) -> Pass1b:
     tables = arc_score_tables(S1)
     g = (rules if rules is not None else full_tables()).projective().kernel_args(pair_index=False)
     tb = tables.kernel_args()
-    it, ins, nit, lg, lw, nlg, goal, best, _stats = K.chart(g, tb, 0, 0, True, True, False)
+    it, ins, nit, lg, lw, nlg, goal, best, _stats = K.chart(g, tb, 0, 0, True, True, False, 0)
     out, mm_s, _mm_t = K.outside(it, ins, nit, lg, lw, nlg, tb)
     N = tables.N
     cell_mm = np.full((N * N, 8), NEG)

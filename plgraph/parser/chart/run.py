@@ -20,6 +20,13 @@ from . import _kernel as K
 from .tables import ChartTables
 
 NEG = -np.inf
+#: :attr:`ChartResult.goal` of a chart that stopped at its item budget
+GAVE_UP = K.GAVE_UP
+#: the items a chart keeps at most by default (:func:`parse_chart`'s ``max_items``): twice
+#: the rows it reserves at its start (:data:`plgraph.parser.chart._kernel.START_ROWS`, 68
+#: bytes a row), above what any sentence of the sample's dev and test splits keeps; a
+#: sentence that needs more gets no parse from this chart, and the parser falls back
+MAX_ITEMS = 2 * K.START_ROWS
 
 
 @dataclass
@@ -32,7 +39,9 @@ class ChartResult:
     the kept items' columns (``p, q, o, key, flags, sp, sq, so, ins`` and, with outside,
     ``out`` and ``mm``), empty unless :func:`parse_chart` was asked to keep them;
     ``arc_mm_s`` / ``arc_mm_t`` (N, N): arc max-marginals (with outside); ``pops`` /
-    ``kept`` / ``cubes`` (N, N): combinations popped, items kept and sub-cubes per cell.
+    ``kept`` / ``cubes`` (N, N): combinations popped, items kept and sub-cubes per cell;
+    ``goal``: the goal item's row, -1 when nothing derives, :data:`GAVE_UP` when the
+    chart stopped at its item budget (:attr:`gave_up`).
     The kernel's own item and log buffers are not kept: they are freed when
     :func:`parse_chart` returns."""
 
@@ -50,6 +59,11 @@ class ChartResult:
     @property
     def parsed(self) -> bool:
         return self.goal >= 0
+
+    @property
+    def gave_up(self) -> bool:
+        """Did the chart stop at its item budget (``max_items`` of :func:`parse_chart`)?"""
+        return self.goal == GAVE_UP
 
     def item_mm(self) -> dict:
         """{identity: max-marginal} over the items with a finite max-marginal, identity =
@@ -69,7 +83,7 @@ class ChartResult:
 
 def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: int = 0, cube: int = 0,
                 strict: bool = True, projective: bool = False, outside: bool = False,
-                mark_gold: bool = False, keep_items: bool = True) -> ChartResult:
+                mark_gold: bool = False, keep_items: bool = True, max_items: int | None = None) -> ChartResult:
     """Run the chart over one sentence's ``tables`` under ``rules`` (default: all 49,292
     rules; a pruned grammar is ``RuleUsage.pruned(1)``).  ``beam`` items per sub-beam and
     ``cube`` pops per cell (0: unlimited); ``strict`` the parser-level conditions;
@@ -77,9 +91,12 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
     scores and max-marginals; ``mark_gold`` mark the gold derivation's items;
     ``keep_items`` copy the kept items' columns into :attr:`ChartResult.items` (decoders
     that read only the graph, the counts and the arc max-marginals leave it off: the
-    copies would double the largest allocation of a big chart)."""
-    if beam < 0 or cube < 0:
-        raise ValueError("beam and cube must be >= 0 (0 means unlimited)")
+    copies would double the largest allocation of a big chart); ``max_items`` the items
+    the chart may keep (None: :data:`MAX_ITEMS`, 0: no limit): past it the chart stops
+    and gives no parse (:attr:`ChartResult.gave_up`)."""
+    max_items = MAX_ITEMS if max_items is None else max_items
+    if beam < 0 or cube < 0 or max_items < 0:
+        raise ValueError("beam, cube and max_items must be >= 0 (0 means unlimited)")
     if mark_gold and tables.gold_items is None:
         raise ValueError("mark_gold needs tables with gold_items (plgraph.parser.chart.gold.gold_item_ids)")
     rules = rules if rules is not None else full_tables()
@@ -88,7 +105,7 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
     g = rules.kernel_args(pair_index=False)
     tb = tables.kernel_args()
     it, ins, nit, lg, lw, nlg, goal, best, stats = K.chart(g, tb, int(beam), int(cube), bool(strict), bool(outside),
-                                                           bool(mark_gold))
+                                                           bool(mark_gold), int(max_items))
     N = tables.N
     items = {}
     if keep_items:
@@ -106,7 +123,7 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
                 res.edges[(int(cc), int(pp), "S")] = int(tables.s_lab[flat])
             if mode in (K.MODE_ST, K.MODE_T):
                 res.edges[(int(cc), int(pp), "T")] = int(tables.t_lab[flat])
-    if outside:
+    if outside and goal != GAVE_UP:
         out, mm_s, mm_t = K.outside(it, ins, nit, lg, lw, nlg, tb)
         if keep_items:
             items["out"] = out.copy()

@@ -13,10 +13,19 @@ Without ``--model-dir`` both use plgraph's released model (:mod:`plgraph.release
 (:class:`~plgraph.parser.parsing.parser.Parser`) and writes one PTB tree a line (null elements and
 co-indices; root ``TOP`` by default, which EVALB's COLLINS.prm deletes) or SHP blocks.  Tags
 come from the input (``--in ptb|tagged``) unless ``--predicted-tags``; ``--in text`` is
-tagged by the model folder's POS tagger.  A sentence the parser cannot parse gets the
-reference's fallback parse; every such sentence, and every sentence the reader could not
-read, is listed on standard error.  Ctrl-C writes the sentences parsed so far to
-``PATH.partial`` (with ``--out``) and stops with exit status 130.
+tagged by the model folder's POS tagger.  The input is read as a stream while it is
+parsed, a line (``ptb``: a tree) of at most ``--max-line-bytes`` at a time.
+
+Output record N is input sentence N, always: a sentence the parser cannot parse gets
+the reference's fallback parse, and a sentence the reader cannot read a placeholder --
+the empty tree ``()`` on its line (EVALB counts it as an error sentence and stays
+aligned), or in SHP a block of comments only (:mod:`plgraph.parser.parsing.output`).
+Every graph written is checked and, where a fallback step built it inconsistent, made
+valid first (:mod:`plgraph.convert.validity`): every edge names a node of its spines,
+every co-index has its null element.  The summary on standard error counts the
+statuses, the placeholders and the repairs, and names every sentence concerned.  Ctrl-C
+writes the sentences parsed so far to ``PATH.partial`` (with ``--out``) and stops with
+exit status 130.
 """
 from __future__ import annotations
 
@@ -31,108 +40,162 @@ from ...dist.cli import (add_dask_options, add_resume_option, client_for, dask_s
 from ..parsing.output import render, tree_text
 
 
-def _report(results, bad, seconds: float, prog: str, unknown=None) -> None:
-    """The run's summary on standard error: counts by status (and of the unreadable
-    sentences skipped), every sentence not parsed by pass 3, every skipped one with
-    where it is, and the tags the model does not know (``unknown``: ``{tag: tokens}``)."""
-    from ..analysis.evaluate import status_counts
+def _report(results, seconds: float, prog: str, unknown=None) -> None:
+    """The run's summary on standard error: counts by status, of the unreadable
+    sentences skipped (placeholders in the output) and of the output check's repairs;
+    every sentence not parsed by pass 3, every repaired and every skipped one with
+    where it is, and the tags the model does not know (``unknown``: ``{tag: tokens}``).
+    ``results``: the run's records in input order, parse results and
+    :class:`~plgraph.parser.parsing.inputs.Skipped` ones."""
+    from ..analysis.evaluate import output_check, status_counts
+    from ..parsing.inputs import Skipped
 
-    n = len(results)
-    counts = status_counts(results)
+    skipped = [r for r in results if isinstance(r, Skipped)]
+    parsed = [r for r in results if not isinstance(r, Skipped)]
+    n = len(parsed)
+    counts = status_counts(parsed)
+    placeholders = sum(r.sentence for r in skipped)
+    repaired = [r for r in parsed if r.repairs]
     print(f"{prog}: {n} sentences in {seconds:.1f} s ({n / max(seconds, 1e-9):.2f} sentences/s); "
-          + ", ".join(f"{k} {v}" for k, v in counts.items()) + (f"; skipped {len(bad)} unreadable" if bad else ""),
+          + ", ".join(f"{k} {v}" for k, v in counts.items())
+          + (f"; skipped {placeholders} unreadable (a placeholder each in the output)" if placeholders else "")
+          + "; " + output_check(len(repaired), sum(len(r.repairs) for r in repaired),
+                                sum(bool(r.problems) for r in parsed)),
           file=sys.stderr)
     if unknown:
         print(f"{prog}: warning: {sum(unknown.values())} tokens have tags the model never saw in training, "
               "parsed as unknown tags: " + ", ".join(f"{t} ({k})" for t, k in unknown.items()), file=sys.stderr)
-    for r in results:
+    for r in parsed:
         if r.failed:
             print(f"{prog}: fallback parse for {r.id}: {r.reason}", file=sys.stderr)
         elif r.status in ("pass2", "pass1"):
             print(f"{prog}: {r.id} not parsed by pass 3, {r.status}'s output kept: {r.reason}", file=sys.stderr)
-    for where, reason in bad:
-        print(f"{prog}: skipped unreadable sentence {where}: {reason}", file=sys.stderr)
+        for repair in r.repairs:
+            print(f"{prog}: repaired {r.id}: {repair}", file=sys.stderr)
+        for problem in r.problems:
+            print(f"{prog}: invalid output for {r.id} (a bug of plgraph's): {problem}", file=sys.stderr)
+    for r in skipped:
+        what = "skipped unreadable sentence" if r.sentence else "skipped text outside any tree at"
+        print(f"{prog}: {what} {r.where}: {r.reason}", file=sys.stderr)
+
+
+def _records(args):
+    """The records of every input file in order (:func:`~plgraph.parser.parsing.inputs.iter_input`,
+    each file opened now, read as the parse goes on)."""
+    from itertools import chain
+
+    from ..parsing.inputs import iter_input
+
+    return chain.from_iterable([iter_input(path, args.input_format, max_bytes=args.max_line_bytes)
+                                for path in args.input])
 
 
 def cmd_parse(args) -> int:
-    """Parse ``IN`` (module docstring).  The model and the input are read, and the output
-    checked writable, before the first sentence is parsed."""
+    """Parse ``IN`` (module docstring).  The model is loaded, the inputs opened and the
+    output checked writable before the first sentence is read; the input is read as a
+    stream while the sentences are parsed, and every input sentence has its output
+    record, a placeholder for one that cannot be read (:func:`~plgraph.parser.parsing.output.render_skipped`)."""
     from ...atomic import atomic_text, check_writable
-    from ...errors import InputError
+    from ...errors import InputError, OutputError
     from ...learn.interrupts import check_interrupt, deferred_interrupts
-    from ..parsing.inputs import ParseInput, read_input
+    from ..parsing.inputs import Skipped
+    from ..parsing.jobs import Reported
+    from ..parsing.output import render_skipped
 
     prog = "plgraph parse"
     released = use_released_model(args)
     state = dask_state_dir(args, args.out)          # --resume checks, before any work
     if args.out:
         check_writable(args.out)
+    elif getattr(sys.stdout, "closed_at_start", False):
+        raise OutputError("standard output is closed: give --out PATH")
     if args.input_format == "text" and args.gold_tags:
         raise InputError("--gold-tags needs tagged input (--in ptb or --in tagged)")
-    data = ParseInput([])
-    for path in args.input:
-        part = read_input(path, args.input_format)
-        data.sentences += part.sentences
-        data.bad += part.bad
-    if not data.sentences:
-        _report([], data.bad, 0.0, prog)
-        raise InputError("no sentence could be read", source=", ".join(args.input))
     scorer = scorers_of(args)[0]
     if released:
         print(f"{prog}: the released model's {scorer} scorer ({args.model_dir}; --model-dir M for another, "
               f"--scorer to choose)", file=sys.stderr)
     parser = _load_parser(args, scorer)
-    items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in data.sentences]
-    unknown = _unknown_tags(parser, items)
+    if args.input_format == "text" or args.predicted_tags:
+        parser.require_tagger()         # before anything is read
+    records = _records(args)
     if args.dask is not None:
-        return _parse_on_dask(args, parser, items, data.bad, prog, state, unknown)
-    results, chunks = [], []
+        return _parse_on_dask(args, parser, list(records), prog, state)
+    results, chunks, tags = [], [], {}
     start = time.perf_counter()
+
+    def items():
+        for record in records:
+            if isinstance(record, Skipped):
+                yield record
+                continue
+            words, given, sid = record
+            given = None if args.predicted_tags else given
+            for t in given or ():
+                tags[t] = tags.get(t, 0) + 1
+            yield words, given, sid
+
     try:
         with deferred_interrupts():     # Ctrl-C stops between sentences, never inside a kernel
-            for r in parser.parse_many(items, jobs=args.jobs, progress=progress_of(args)):
-                results.append(r)
-                chunks.append(render(r, args.to, args.root))
+            for r in parser.parse_many(items(), jobs=args.jobs, progress=progress_of(args)):
+                results.append(r if isinstance(r, Skipped) else Reported.of(r))   # the graphs let go
+                chunks.append(render_skipped(r, args.to) if isinstance(r, Skipped) else render(r, args.to, args.root))
                 if not args.out:
                     sys.stdout.write(chunks[-1])
                 check_interrupt()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, InputError) as err:      # Ctrl-C, or an input line too long to be a sentence
         if args.out and chunks:
             atomic_text(args.out + ".partial", "".join(chunks))
-            print(f"{prog}: interrupted; the first {len(chunks)} sentences are in {args.out}.partial", file=sys.stderr)
+            print(f"{prog}: {'interrupted' if isinstance(err, KeyboardInterrupt) else 'stopped'}; the first "
+                  f"{len(chunks)} sentences are in {args.out}.partial", file=sys.stderr)
         raise
     seconds = time.perf_counter() - start
+    if not any(not isinstance(r, Skipped) for r in results):
+        _report(results, 0.0, prog)
+        raise InputError("no sentence could be read", source=", ".join(args.input))
     if args.out:
         atomic_text(args.out, "".join(chunks))
-    _report(results, data.bad, seconds, prog, unknown)
+    _report(results, seconds, prog, {t: tags[t] for t in parser.unknown_tags(tags)})
     return 0
 
 
-def _unknown_tags(parser, items) -> dict:
-    """``{tag: tokens}`` of the given tags (``items``' tags; None = predicted) that the
-    model never saw in training, in order of first appearance."""
+def _parse_on_dask(args, parser, records, prog, state) -> int:
+    """``parse --dask``: chunks of sentences parsed on the cluster (:mod:`plgraph.parser.parsing.jobs`),
+    the output assembled in input order -- byte for byte the serial run's, placeholders
+    included -- and written atomically; finished chunks wait in ``OUT.chunks`` for
+    ``--resume`` until then."""
     from collections import Counter
 
-    counts = Counter(t for _, tags, _ in items if tags is not None for t in tags)
-    return {t: counts[t] for t in parser.unknown_tags(counts)}
-
-
-def _parse_on_dask(args, parser, items, bad, prog, state, unknown=None) -> int:
-    """``parse --dask``: chunks of sentences parsed on the cluster (:mod:`plgraph.parser.parsing.jobs`),
-    the output assembled in input order -- byte for byte the serial run's -- and written
-    atomically; finished chunks wait in ``OUT.chunks`` for ``--resume`` until then."""
+    from ..parsing.inputs import Skipped
     from ..parsing.jobs import Reported, parse_chunk, parse_spec, sentence_chunks
+    from ..parsing.output import render_skipped
 
+    items = [(w, None if args.predicted_tags else t, sid) for w, t, sid in
+             (r for r in records if not isinstance(r, Skipped))]
+    if not items:
+        _report(records, 0.0, prog)
+        from ...errors import InputError
+
+        raise InputError("no sentence could be read", source=", ".join(args.input))
     parser.check_tags(items)
     spec = {**parse_spec(args.model_dir, args.max_words, decode_overrides(args)), "to": args.to, "root": args.root}
     with client_for(args) as client:
         run = run_corpus_chunks("parse", client, parse_chunk, spec, sentence_chunks(items, args.chunk_size), state,
                                 args, desc="parsing", unit="sentence")
-    records = [r for part in run.results for r in part]
-    write_output(args.out, "".join(r["text"] for r in records), state)
-    results = [Reported(r["id"], r["status"], r["reason"]) for r in records]
+    parsed = iter(r for part in run.results for r in part)
+    out, texts = [], []
+    for record in records:
+        if isinstance(record, Skipped):
+            out.append(record)
+            texts.append(render_skipped(record, args.to))
+            continue
+        r = next(parsed)
+        out.append(Reported(r["id"], r["status"], r["reason"], r.get("repairs", []), r.get("problems", [])))
+        texts.append(r["text"])
+    write_output(args.out, "".join(texts), state)
     dask_summary("parse", run)
-    _report(results, bad, run.seconds, prog, unknown)
+    tags = Counter(t for _, given, _ in items if given is not None for t in given)
+    _report(out, run.seconds, prog, {t: tags[t] for t in parser.unknown_tags(tags)})
     return 0
 
 
@@ -238,7 +301,7 @@ def cmd_tagger(args) -> int:
 def _decode_options(p) -> None:
     p.add_argument("--trace-bias", type=finite_float, default=None, metavar="B",
                    help="the trace threshold, added to every trace edge's score (pass 3's, or the neural "
-                        "scorer's; default: the model's)")
+                        "scorer's; default: the model's; a finite number: -1e9 keeps no trace)")
     p.add_argument("--trace-prob", type=finite_float, default=None, metavar="P",
                    help="pass 3 considers a trace only if the trace classifier gave it at least this "
                         "probability (default: the model's; 0 = as the reference)")
@@ -336,7 +399,7 @@ def _tag_options(p) -> None:
 
 def register(sub) -> None:
     """The top-level ``parse`` command."""
-    from ..parsing.inputs import FORMATS
+    from ..parsing.inputs import FORMATS, MAX_RECORD_BYTES
     from ..parsing.parser import DEFAULT_MAX_WORDS
 
     p = sub.add_parser("parse", help="parse sentences with a trained graph parser into PTB trees with traces, or SHP",
@@ -345,7 +408,12 @@ def register(sub) -> None:
     p.add_argument("--model-dir", default=None, metavar="M",
                    help="a folder of `python -m plgraph parser train` (default: plgraph's released model)")
     p.add_argument("--in", dest="input_format", default="ptb", choices=FORMATS,
-                   help="ptb: bracketed trees (default); tagged: word_TAG tokens a line; text: tokens a line")
+                   help="ptb: bracketed trees (default); tagged: word_TAG tokens a line; text: tokens a line. "
+                        "An input sentence that cannot be read keeps its place in the output: the placeholder () "
+                        "(--to shp: a block of comments only)")
+    p.add_argument("--max-line-bytes", type=positive_int, default=MAX_RECORD_BYTES, metavar="N",
+                   help=f"the longest line (--in ptb: tree) read, in bytes; a longer one stops the run with an error "
+                        f"(default {MAX_RECORD_BYTES})")
     p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
     p.add_argument("--to", default="ptb", choices=["ptb", "shp"], help="output format (default ptb)")
     p.add_argument("--root", default="TOP", choices=["TOP", "ROOT"],

@@ -3,7 +3,7 @@
 :func:`baseline_graph` is pass 1's best projective tree (its labels are attachment
 nodes) with each word's most probable spine (self loops dropped; a word heading others
 whose spine is empty gets a one-level one,
-:func:`~plgraph.parser.parsing.decode.with_head_spines`), no traces.  The parser falls back
+:func:`~plgraph.convert.validity.with_head_spines`), no traces.  The parser falls back
 to it when passes 2 and 3 give no tree; scored on its own it is the floor that passes 2
 and 3 add to (:func:`plgraph.parser.analysis.evaluate.reference_points`).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ...graph import STRUCTURAL, Graph
 from ...shp import top_node_name
-from .decode import with_head_spines
+from ...convert.validity import with_head_spines
 
 
 def baseline_graph(pruners, words, tags, *, sid: str | None = None, options: dict | None = None,

@@ -59,31 +59,6 @@ def decoded_graph(words, tags, edges: dict, spine_identities, vocab: LabelVocab,
     return Graph.from_edges(words, tags, spines, out, id=sid, options=dict(options or {}))
 
 
-def with_head_spines(graph: Graph) -> Graph:
-    """``graph`` with a one-level spine for every word whose spine is empty (``_``) but
-    that parents structural edges: the category of the node its first dependent attaches
-    to (``NP_0`` -> ``NP``).  A child cannot hang from a bare pre-terminal, so such a graph
-    gives no tree; graphs pass 3 builds never need this (its labels fit both spines), the
-    fallbacks built from pass 1 or 2 with the classifier's spines do.  plgraph's repair,
-    not the reference's."""
-    need: dict[int, str] = {}
-    for c, p, k, lab in zip(graph.child.tolist(), graph.parent.tolist(), graph.kind.tolist(), graph.label.tolist()):
-        if k == STRUCTURAL and p > 0 and graph.spines[p - 1] == "_":
-            need.setdefault(p, str(lab).rsplit("_", 1)[0] or "X")
-    if not need:
-        return graph
-    spines = [need.get(w + 1, sp) for w, sp in enumerate(graph.spines)]
-    out = []
-    for e in graph.edge_tuples():
-        c, p, k, lab, pn, cl, cn, tr = e
-        if k == STRUCTURAL and p in need:
-            lab, pn = f"{need[p]}_0", False
-        if k == STRUCTURAL and c in need:
-            cl, cn = f"{need[c]}_0", False
-        out.append((c, p, k, lab, pn, cl, cn, tr))
-    return Graph.from_edges(graph.words, graph.tags, spines, out, id=graph.id, options=graph.options)
-
-
 def fallback_graph(words, tags, *, sid: str | None = None, options: dict | None = None) -> Graph:
     """The reference's replacement of an unparsed sentence (module docstring)."""
     n = len(words)
@@ -95,4 +70,4 @@ def fallback_graph(words, tags, *, sid: str | None = None, options: dict | None 
     return Graph.from_edges(words, tags, spines, edges, id=sid, options=dict(options or {}))
 
 
-__all__ = ["decoded_graph", "fallback_graph", "with_head_spines", "FALLBACK_SPINE"]
+__all__ = ["decoded_graph", "fallback_graph", "FALLBACK_SPINE"]

@@ -1,4 +1,4 @@
-"""What ``plgraph parse`` reads: sentences as ``(words, tags or None, id)``.
+"""What ``plgraph parse`` reads: sentences as ``(words, tags or None, id)``, in input order.
 
 Formats (``--in``):
 
@@ -19,12 +19,19 @@ Words and tags are held in the treebank's form (:mod:`plgraph.ptb.escape`): ``(`
 read as ``-LRB-``, ``)`` as ``-RRB-``, ``{``/``}`` as ``-LCB-``/``-RCB-``, so that every
 parse can be written as a tree that reads back.
 
-A sentence that cannot be read or written is left out and listed in
-:attr:`ParseInput.bad` as ``(where, reason)``; the run goes on.  That is: a ``tagged``
-token without ``_``; a line with bytes that are not UTF-8 (the reason gives the byte
-offset); a word with a control character (NUL, ``\x1b`` ...); a tag that would not read
-back as itself (:func:`plgraph.ptb.escape.tag_problem`: ``-NONE-``, ``NN-1``, ``NN=2``
-...); a tree that does not parse.  ``"-"`` reads standard input.
+The input is read as a stream (:func:`iter_input`), a line (``ptb``: a tree) at a time,
+so that memory does not grow with the input: a line -- or a tree, from the line where
+it starts -- longer than ``max_bytes`` (:data:`MAX_RECORD_BYTES`) stops the reading with
+an :class:`~plgraph.errors.InputError` naming the file and the line (no sentence is that
+long: the input is not what ``--in`` says, or not text at all -- ``/dev/zero``).
+
+A sentence that cannot be read or written is a :class:`Skipped` record in its place;
+the run goes on.  That is: a ``tagged`` token without ``_``; a line with bytes that are
+not UTF-8 (the reason gives the byte offset); a word with a control character (NUL,
+``\x1b`` ...); a tag that would not read back as itself
+(:func:`plgraph.ptb.escape.tag_problem`: ``-NONE-``, ``NN-1``, ``NN=2`` ...); a tree
+that does not parse.  Text outside any tree in a ``ptb`` input is a Skipped record that
+stands for no sentence (``sentence`` False).  ``"-"`` reads standard input.
 """
 from __future__ import annotations
 
@@ -32,41 +39,95 @@ import codecs
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from ...errors import InputError
 from ...ptb.escape import escape_tag, escape_word, sentence_problem
 
 FORMATS = ("ptb", "tagged", "text")
+#: the longest line (``ptb``: tree) :func:`iter_input` reads, in bytes
+MAX_RECORD_BYTES = 64 * 2 ** 20
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An input record that could not be read: ``where`` (``<file name>:<line>``) and
+    why; ``sentence``: whether it stands for a sentence (a line of a line format, a
+    tree), so that the output keeps a place for it, or for none (text outside any tree)."""
+
+    where: str
+    reason: str
+    sentence: bool = True
 
 
 @dataclass
 class ParseInput:
-    """Readable sentences (``(words, tags or None, id)``) and the unreadable ones
-    (``(where, reason)``)."""
+    """Readable sentences (``(words, tags or None, id)``), the unreadable ones
+    (``(where, reason)``), and ``records``: both, in input order (a triple or a
+    :class:`Skipped`)."""
 
     sentences: list
     bad: list = field(default_factory=list)
+    records: list = field(default_factory=list)
 
 
-def _read_bytes(path) -> tuple[bytes, str]:
-    """``(content, name)`` of a file or of standard input (``-``)."""
-    if str(path) == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:          # a text stream put in place of stdin (notebooks, tests)
-            return sys.stdin.read().encode("utf-8", "surrogateescape"), "<stdin>"
-        return stream.read(), "<stdin>"
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(), os.path.basename(str(path))
-    except FileNotFoundError:
-        raise InputError("no such file", source=str(path)) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, not a file", source=str(path)) from None
+class _Source:
+    """A binary stream over a file or standard input (``-``), its name in messages, and
+    a bounded line reader."""
+
+    def __init__(self, path, max_bytes: int):
+        self.path, self.max_bytes = str(path), int(max_bytes)
+        if self.path == "-":
+            stdin = sys.stdin
+            if stdin is None:
+                raise InputError("standard input is closed: give the input as a file", source="-")
+            self.stream = getattr(stdin, "buffer", None) or _TextAsBytes(stdin)
+            self.name, self.owned = "<stdin>", False
+            return
+        try:
+            self.stream = open(path, "rb")
+        except FileNotFoundError:
+            raise InputError("no such file", source=self.path) from None
+        except IsADirectoryError:
+            raise InputError("is a folder, not a file", source=self.path) from None
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", source=self.path) from None
+        self.name, self.owned = os.path.basename(self.path), True
+
+    def lines(self, what: str = "line") -> Iterator[tuple[int, int, bytes]]:
+        """``(line number, byte offset in the input, bytes without the newline)`` of every
+        line; a UTF-8 byte order mark at the start dropped; InputError for a line over
+        ``max_bytes``."""
+        k = offset = 0
+        try:
+            while True:
+                raw = self.stream.readline(self.max_bytes + 1)
+                if not raw:
+                    return
+                k += 1
+                if len(raw) > self.max_bytes and not raw.endswith(b"\n"):
+                    raise self.too_long(k, what)
+                start, offset = offset, offset + len(raw)
+                if k == 1 and raw.startswith(codecs.BOM_UTF8):
+                    raw, start = raw[len(codecs.BOM_UTF8):], start + len(codecs.BOM_UTF8)
+                yield k, start, raw.removesuffix(b"\n")
+        finally:
+            if self.owned:
+                self.stream.close()
+
+    def too_long(self, line: int, what: str) -> InputError:
+        return InputError(f"the {what} starting here is longer than {self.max_bytes:,} bytes: not one sentence "
+                          f"(is the input the --in format, and text?)", source=self.name, line=line)
 
 
-def _bom_length(data: bytes) -> int:
-    """How many bytes of ``data`` a leading UTF-8 byte order mark takes (0 or 3)."""
-    return len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
+class _TextAsBytes:
+    """A text stream put in place of standard input (notebooks, tests) read as UTF-8 bytes."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def readline(self, size: int = -1) -> bytes:
+        return self.stream.readline(size).encode("utf-8", "surrogateescape")
 
 
 def _line_sentence(line: str, fmt: str):
@@ -85,28 +146,20 @@ def _line_sentence(line: str, fmt: str):
     return sentence_problem(words, tags) or (words, tags)
 
 
-def _read_lines(path, fmt: str) -> "ParseInput":
-    """A ``tagged`` or ``text`` input: one sentence per ``\n``-ended line."""
-    data, name = _read_bytes(path)
-    offset = _bom_length(data)
-    out = ParseInput([])
-    for k, raw in enumerate(data[offset:].split(b"\n"), start=1):
-        where = f"{name}:{k}"
-        start, offset = offset, offset + len(raw) + 1
+def _iter_lines(source: _Source, fmt: str) -> Iterator:
+    """The records of a ``tagged`` or ``text`` input: one sentence per ``\n``-ended line."""
+    for k, start, raw in source.lines():
+        where = f"{source.name}:{k}"
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as err:
-            out.bad.append((where, f"bytes that are not UTF-8: 0x{raw[err.start]:02x} at byte {start + err.start} "
-                                   f"of the file (byte {err.start + 1} of the line)"))
+            yield Skipped(where, f"bytes that are not UTF-8: 0x{raw[err.start]:02x} at byte {start + err.start} "
+                                 f"of the file (byte {err.start + 1} of the line)")
             continue
         if not line.strip():
             continue
         got = _line_sentence(line.removesuffix("\r"), fmt)
-        if isinstance(got, str):
-            out.bad.append((where, got))
-        else:
-            out.sentences.append((got[0], got[1], where))
-    return out
+        yield Skipped(where, got) if isinstance(got, str) else (got[0], got[1], where)
 
 
 def tree_words_tags(tree) -> tuple[list, list]:
@@ -115,34 +168,71 @@ def tree_words_tags(tree) -> tuple[list, list]:
     return [p.word for p in pre], [p.label for p in pre]
 
 
-def read_input(path, fmt: str) -> ParseInput:
-    """Read ``path`` in format ``fmt`` (module docstring)."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown input format {fmt!r} (one of {', '.join(FORMATS)})", source=str(path))
-    return _read_ptb(path) if fmt == "ptb" else _read_lines(path, fmt)
+def _tree_chunks(source: _Source) -> Iterator[tuple[int, str]]:
+    """``(first line, text)`` of the pieces of a ``ptb`` input that end where the
+    brackets opened since the piece began are closed at a line end (a tree that is never
+    closed runs to the end of the input, where the reader finds where it resumes);
+    InputError when a piece outgrows ``max_bytes``."""
+    parts, size, depth, first = [], 0, 0, 1
+    for k, _, raw in source.lines("tree"):
+        if not parts:
+            first = k
+        parts.append(raw)
+        size += len(raw) + 1
+        if size > source.max_bytes:
+            raise source.too_long(first, "tree")
+        depth += raw.count(b"(") - raw.count(b")")
+        if depth <= 0:
+            yield first, b"\n".join(parts).decode("utf-8", "surrogateescape") + "\n"
+            parts, size, depth = [], 0, 0
+    if parts:
+        yield first, b"\n".join(parts).decode("utf-8", "surrogateescape") + "\n"
 
 
-def _read_ptb(path) -> ParseInput:
-    """A ``ptb`` input, read in the reader's line-aware mode so that every skipped tree
-    is named ``<file name>:<line>``."""
+def _iter_ptb(source: _Source) -> Iterator:
+    """The records of a ``ptb`` input, read in the reader's line-aware mode so that every
+    skipped tree is named ``<file name>:<line>``."""
     from ...ptb.reader import BadSentence, read_ptb_string
 
-    data, name = _read_bytes(path)
-    text = data.decode("utf-8", "surrogateescape")       # the reader drops a BOM and reports undecodable bytes
+    stem = os.path.splitext(source.name)[0] if source.name != "<stdin>" else "stdin"
+    trees = 0
+    for first, text in _tree_chunks(source):
+        if not text.strip():
+            continue
+        for item in read_ptb_string(text, source=source.path, stem=stem, on_error="skip", lines=True,
+                                    first_line=first, first_index=trees):
+            where = f"{source.name}:{item.line}"        # the line-aware mode sets every item's line
+            if isinstance(item, BadSentence):
+                yield Skipped(where, item.reason, item.index >= 0)
+                trees += item.index >= 0
+                continue
+            trees += 1
+            words, tags = tree_words_tags(item.tree)
+            problem = sentence_problem(words, tags) if words else "no overt words"
+            yield Skipped(where, f"sentence {item.id}: {problem}") if problem else (words, tags, item.id)
+
+
+def iter_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES) -> Iterator:
+    """The records of ``path`` in format ``fmt``, in input order, read as a stream (module
+    docstring): ``(words, tags or None, id)`` triples and :class:`Skipped` records.
+    InputError, naming the file, for a file that cannot be opened, closed standard input,
+    and a line or tree over ``max_bytes``."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown input format {fmt!r} (one of {', '.join(FORMATS)})", source=str(path))
+    source = _Source(path, max_bytes)
+    return _iter_ptb(source) if fmt == "ptb" else _iter_lines(source, fmt)
+
+
+def read_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES) -> ParseInput:
+    """All of :func:`iter_input` at once."""
     out = ParseInput([])
-    stem = os.path.splitext(name)[0] if name != "<stdin>" else "stdin"
-    for item in read_ptb_string(text, source=str(path), stem=stem, on_error="skip", lines=True):
-        where = f"{name}:{item.line}"        # the line-aware mode sets every item's line
-        if isinstance(item, BadSentence):
-            out.bad.append((where, item.reason))
-            continue
-        words, tags = tree_words_tags(item.tree)
-        problem = sentence_problem(words, tags) if words else "no overt words"
-        if problem:
-            out.bad.append((where, f"sentence {item.id}: {problem}"))
-            continue
-        out.sentences.append((words, tags, item.id))
+    for record in iter_input(path, fmt, max_bytes=max_bytes):
+        out.records.append(record)
+        if isinstance(record, Skipped):
+            out.bad.append((record.where, record.reason))
+        else:
+            out.sentences.append(record)
     return out
 
 
-__all__ = ["FORMATS", "ParseInput", "read_input", "tree_words_tags"]
+__all__ = ["FORMATS", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "iter_input", "read_input", "tree_words_tags"]

@@ -20,7 +20,7 @@ What comes back is JSON (the finished chunks are kept on disk for ``--resume``):
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 def parse_spec(model_dir, max_words: int, pass3: dict | None = None) -> dict:
@@ -62,7 +62,8 @@ def parse_chunk(spec: dict, chunk: list) -> list:
     from .output import render
 
     parser = _parser(spec)
-    return [{"id": r.id, "status": r.status, "reason": r.reason, "text": render(r, spec["to"], spec["root"])}
+    return [{"id": r.id, "status": r.status, "reason": r.reason, "repairs": list(r.repairs),
+             "problems": list(r.problems), "text": render(r, spec["to"], spec["root"])}
             for r in parser.parse_many(_items(chunk), jobs=1, progress=False)]
 
 
@@ -72,7 +73,8 @@ def evaluate_chunk(spec: dict, chunk: list) -> list:
 
     parser = _parser(spec)
     return [{"id": r.id, "words": list(r.words), "tags": list(r.tags), "status": r.status, "reason": r.reason,
-             "seconds": r.seconds, "warnings": list(r.warnings), "shp": format_shp(r.graph)}
+             "seconds": r.seconds, "warnings": list(r.warnings), "repairs": list(r.repairs),
+             "problems": list(r.problems), "shp": format_shp(r.graph)}
             for r in parser.parse_many(_items(chunk), jobs=1, progress=False)]
 
 
@@ -87,7 +89,8 @@ def result_from_record(record: dict):
     graph.warnings = list(record["warnings"])
     return ParseResult(record["id"], list(record["words"]), list(record["tags"]), graph,
                        graph_to_tree(graph, use_null_positions=False), record["status"], record["reason"],
-                       float(record["seconds"]), list(record["warnings"]))
+                       float(record["seconds"]), list(record["warnings"]), list(record.get("repairs", [])),
+                       list(record.get("problems", [])))
 
 
 @dataclass
@@ -97,6 +100,13 @@ class Reported:
     id: str | None
     status: str
     reason: str
+    repairs: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+    @classmethod
+    def of(cls, result) -> "Reported":
+        """What the report needs of a :class:`~plgraph.parser.parsing.parser.ParseResult`."""
+        return cls(result.id, result.status, result.reason, list(result.repairs), list(result.problems))
 
     @property
     def failed(self) -> bool:

@@ -2,11 +2,21 @@
 
 Both the serial run and a Dask worker (:mod:`plgraph.parser.parsing.jobs`) render with
 :func:`render`, so the output is byte for byte the same wherever a sentence is parsed.
+
+Every input sentence has its output record, so that record N of the output is sentence
+N of the input.  A sentence that could not be read
+(:class:`~plgraph.parser.parsing.inputs.Skipped`) gets a placeholder
+(:func:`render_skipped`): in PTB output the empty tree ``()`` on its line -- EVALB
+counts it as an error sentence and goes on with the next line, and plgraph's trace
+scorer reads it as an empty parse (``plgraph eval traces``) -- and in SHP output a block
+of comments only (``# SentID`` and ``# plgraph-skipped``), which SHP readers pass over.
 """
 from __future__ import annotations
 
 #: the output formats of :func:`render`
 OUTPUT_FORMATS = ("ptb", "shp")
+#: the PTB line of a sentence that could not be read
+PLACEHOLDER = "()"
 
 
 def tree_text(result, root: str = "TOP") -> str:
@@ -27,4 +37,16 @@ def render(result, to: str = "ptb", root: str = "TOP") -> str:
     return tree_text(result, root) + "\n"
 
 
-__all__ = ["OUTPUT_FORMATS", "render", "tree_text"]
+def render_skipped(skipped, to: str = "ptb") -> str:
+    """The placeholder (module docstring) of an input sentence that could not be read
+    (a :class:`~plgraph.parser.parsing.inputs.Skipped`); empty for text that stood for no
+    sentence (``skipped.sentence`` False)."""
+    if not skipped.sentence:
+        return ""
+    if to == "shp":
+        reason = " ".join(str(skipped.reason).split())
+        return f"# SentID {skipped.where}\n# plgraph-skipped {reason}\n\n"
+    return PLACEHOLDER + "\n"
+
+
+__all__ = ["OUTPUT_FORMATS", "PLACEHOLDER", "render", "render_skipped", "tree_text"]

@@ -36,20 +36,27 @@ from ...convert import graph_to_tree
 from ...errors import InputError
 from ...graph import Graph
 from ...tree import Tree
-from .decode import decoded_graph, fallback_graph, with_head_spines
+from ...convert.validity import output_problems, repair_graph, with_head_spines
+from .decode import decoded_graph, fallback_graph
 
 #: how many words a sentence may have before it gets the fallback parse (the model's
 #: training limit is usually 40; longer sentences are parsed, more slowly)
 DEFAULT_MAX_WORDS = 100
 #: how a sentence was parsed, best first
 STATUSES = ("parsed", "relaxed", "pass2", "pass1", "fallback")
+#: why a chart that stopped at its item budget gave no parse (:data:`plgraph.parser.chart.run.MAX_ITEMS`)
+GAVE_UP_REASON = "stopped at its budget of items (the sentence is too long for this pruning)"
 
 
 @dataclass
 class ParseResult:
     """One parsed sentence: its ``graph`` and ``tree`` (``ROOT`` on top), ``status``
-    (module docstring), ``reason`` (why it is not ``parsed``), the ``tags`` used, and
-    ``seconds`` spent."""
+    (module docstring), ``reason`` (why it is not ``parsed``), the ``tags`` used,
+    ``seconds`` spent, what the conversion to a tree noted (``warnings``) and the
+    ``repairs`` that made the graph valid (:func:`~plgraph.convert.validity.repair_graph`:
+    empty when the cascade's graph was valid as it came) and the ``problems`` the output
+    check still finds in graph and tree (:func:`~plgraph.convert.validity.output_problems`:
+    empty unless plgraph has a bug)."""
 
     id: str | None
     words: list
@@ -60,6 +67,8 @@ class ParseResult:
     reason: str = ""
     seconds: float = 0.0
     warnings: list = field(default_factory=list)
+    repairs: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -70,8 +79,21 @@ class ParseResult:
 def fallback_result(words, tags, sid, reason: str, options: dict | None = None, seconds: float = 0.0) -> ParseResult:
     """The reference's fallback parse of a sentence as a :class:`ParseResult` (``fallback``)."""
     g = fallback_graph(words, tags, sid=sid, options=options)
-    return ParseResult(sid, list(words), list(tags), g, graph_to_tree(g, use_null_positions=False), "fallback",
-                       reason, seconds)
+    tree = graph_to_tree(g, use_null_positions=False)
+    return ParseResult(sid, list(words), list(tags), g, tree, "fallback", reason, seconds,
+                       problems=output_problems(g, tree))
+
+
+def graph_result(graph: Graph, status: str, reason: str = "", start: float | None = None) -> ParseResult:
+    """The :class:`ParseResult` of a parser's graph (a cascade step's, a baseline's, an
+    oracle's): the graph made valid (:func:`~plgraph.convert.validity.repair_graph`), its
+    tree, and the output check; InputError (ConversionError) when the graph gives no
+    tree.  ``start``: the :func:`time.perf_counter` the sentence's parse began at."""
+    graph, repairs = repair_graph(graph)
+    tree = graph_to_tree(graph, use_null_positions=False)
+    seconds = 0.0 if start is None else time.perf_counter() - start
+    return ParseResult(graph.id, list(graph.words), list(graph.tags), graph, tree, status, reason, seconds,
+                       list(graph.warnings), repairs, output_problems(graph, tree))
 
 
 class ParserBase:
@@ -105,9 +127,14 @@ class ParserBase:
     # -- one sentence -----------------------------------------------------------------------
     def tag(self, words) -> list[str]:
         """POS tags of ``words`` from the model folder's tagger."""
-        if self.tagger is None:
-            raise self._no_tagger()
+        self.require_tagger()
         return self.tagger.tag(words)
+
+    def require_tagger(self) -> None:
+        """InputError saying how to give tags when the model folder has no POS tagger."""
+        if self.tagger is None:
+            raise InputError(f"the model in {self.model_dir} has no POS tagger (tagger.json): give the tags "
+                             f"(word_TAG tokens, --in tagged, or PTB trees, --in ptb)")
 
     def unknown_tags(self, tags) -> list[str]:
         """The tags among ``tags`` that the model never saw in training, in order of
@@ -118,12 +145,8 @@ class ParserBase:
     def check_tags(self, sentences) -> None:
         """InputError, before anything is parsed, when any of ``sentences`` (``(words,
         tags or None, id)`` triples) has no tags and the model folder has no POS tagger."""
-        if self.tagger is None and any(tags is None for _, tags, _ in sentences):
-            raise self._no_tagger()
-
-    def _no_tagger(self) -> InputError:
-        return InputError(f"the model in {self.model_dir} has no POS tagger (tagger.json): give the tags "
-                          f"(word_TAG tokens, --in tagged, or PTB trees, --in ptb)")
+        if any(tags is None for _, tags, _ in sentences):
+            self.require_tagger()
 
     def parse(self, words, tags=None, *, sid: str | None = None) -> Graph:
         """The predicted :class:`Graph` of ``words`` (tags from the tagger when ``tags`` is None)."""
@@ -159,19 +182,14 @@ class ParserBase:
         graph, status, reason, pruned = self._cascade(words, tags, sid)
         if graph is not None:
             try:
-                tree = graph_to_tree(graph, use_null_positions=False)
-                return ParseResult(sid, words, tags, graph, tree, status, reason, time.perf_counter() - start,
-                                   list(graph.warnings))
+                return graph_result(graph, status, reason, start)
             except InputError as err:
                 reason = f"{reason}; the {status} graph gives no tree: {err.reason}" if reason else \
                     f"the {status} graph gives no tree: {err.reason}"
         try:                   # the first-order projective tree with the first spines (plgraph's step)
-            graph = self.baseline(words, tags, sid=sid, state=pruned)
-            tree = graph_to_tree(graph, use_null_positions=False)
+            return graph_result(self.baseline(words, tags, sid=sid, state=pruned), "pass1", reason, start)
         except InputError as err:
             return self._fallback(words, tags, sid, f"{reason}; the baseline tree gives no tree: {err.reason}", start)
-        return ParseResult(sid, words, tags, graph, tree, "pass1", reason, time.perf_counter() - start,
-                           list(graph.warnings))
 
     def _fallback(self, words, tags, sid, reason: str, start: float) -> ParseResult:
         return fallback_result(words, tags, sid, reason, self.options, time.perf_counter() - start)
@@ -180,18 +198,27 @@ class ParserBase:
     def parse_many(self, sentences, *, jobs: int = 1, progress=None, desc: str = "parsing"):
         """Parse ``sentences`` (``(words, tags or None, id)`` triples) in ``jobs`` threads,
         yielding :class:`ParseResult` s in input order as they finish (so a caller can
-        write them out as it goes).  A sentence with malformed input (say a word with
-        white space) gives a fallback parse with the error as its ``reason`` (tags ``XX``
-        when its own do not fit or cannot be written), so every input sentence has an
-        output.  Untagged input and no tagger raise :class:`InputError` before anything
-        is parsed."""
+        write them out as it goes); one for every input item, always.  A sentence with
+        malformed input (say a word with white space) gives a fallback parse with the
+        error as its ``reason`` (tags ``XX`` when its own do not fit or cannot be
+        written); an input record that could not be read
+        (:class:`~plgraph.parser.parsing.inputs.Skipped`) comes back as it is, in its
+        place.  ``sentences`` may be an iterator (a stream being read): it is read as the
+        work goes on.  Untagged input and no tagger raise :class:`InputError` -- before
+        anything is parsed when ``sentences`` is a list, at the first untagged sentence
+        otherwise."""
         from ... import progress as P
+        from .inputs import Skipped
 
-        sentences = list(sentences)
-        self.check_tags(sentences)
+        if isinstance(sentences, (list, tuple)):
+            self.check_tags([s for s in sentences if not isinstance(s, Skipped)])
 
         def one(item):
+            if isinstance(item, Skipped):
+                return item
             words, tags, sid = item
+            if tags is None:
+                self.require_tagger()
             try:
                 return self.parse_result(words, tags, sid=sid)
             except (InputError, ValueError) as err:     # this sentence only: the run goes on
@@ -202,7 +229,7 @@ class ParserBase:
                 except (InputError, ValueError):        # its tags give no tree (say -NONE-)
                     return self._fallback(words, ["XX"] * len(words), sid, f"bad input: {err}", time.perf_counter())
 
-        yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc)
+        yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc, unit="sentence")
 
 
 class Parser(ParserBase):
@@ -259,10 +286,12 @@ class Parser(ParserBase):
         pruned = pr.prune(g)
         s2 = pass2_sentence(g, pruned, self.vocab, self._types, 0)
         out2 = pass2_pruning(self.model2, s2, tokens, self.read2, self.rules)
+        if out2.gave_up:
+            return None, "pass2", f"pass 2's chart {GAVE_UP_REASON}", pruned
         if not np.isfinite(out2.best):
             return None, "pass2", "pass 2 found no derivation under its beams", pruned
         cfg3 = self.model3.config
-        status = "parsed"
+        status, reason = "parsed", "pass 3 found no parse, also under relaxed pruning"
         for config in (cfg3, P3.relaxed(cfg3)):
             s3 = P3.pass3_sentence(g, s2, out2, pruned, self.inventory, self.vocab, self._spine_labels, config)
             d = self.model3.decode(s3, tokens, self.read3, self.rules)
@@ -271,11 +300,14 @@ class Parser(ParserBase):
                 return decoded_graph(words, tags, d.result.edges, idents, self.vocab, sid=sid,
                                      options=self.options), status, "" if status == "parsed" else \
                     "pass 3 found no parse under the tuned pruning", pruned
+            if d.result.gave_up:            # relaxed pruning would only need more
+                reason = f"pass 3's chart {GAVE_UP_REASON}"
+                break
             status = "relaxed"
         # pass 3 found nothing: pass 2's graph with the spine classifier's first spines
         idents = [self.inventory.identities[int(s)] if s >= 0 else "_" for s in s3.fallback_spines]
         graph = decoded_graph(words, tags, out2.edges, idents, self.vocab, sid=sid, options=self.options)
-        return with_head_spines(graph), "pass2", "pass 3 found no parse, also under relaxed pruning", pruned
+        return with_head_spines(graph), "pass2", reason, pruned
 
     def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
         """Pass 1's projective tree with the spine classifier's first spines
@@ -295,4 +327,5 @@ class Parser(ParserBase):
                       max_words=self.max_words, model_dir=self.model_dir)
 
 
-__all__ = ["ParserBase", "Parser", "ParseResult", "fallback_result", "DEFAULT_MAX_WORDS", "STATUSES"]
+__all__ = ["ParserBase", "Parser", "ParseResult", "fallback_result", "graph_result", "DEFAULT_MAX_WORDS", "STATUSES",
+           "GAVE_UP_REASON"]

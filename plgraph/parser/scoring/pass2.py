@@ -366,7 +366,8 @@ class Pass2Pruning:
     label of the pass-2 sentence (aligned with its ``cand_lab``) -- the pair's
     max-marginal with its best label swapped for this one (the reference's
     ``mm2 - A2[c, p, l2] + A2[c, p, l]``, notes §4.4); ``edges``: pass 2's best graph
-    (``{(c, p, "S"|"T"): label}``, the fallback of a sentence pass 3 cannot parse).
+    (``{(c, p, "S"|"T"): label}``, the fallback of a sentence pass 3 cannot parse);
+    ``gave_up``: the chart stopped at its item budget (no derivation, ``best`` -inf).
 
     A ratio r keeps a labelled edge iff its max-marginal is at least
     ``lo + r * (best - lo)``, ``lo`` the sentence's smallest finite labelled max-marginal
@@ -380,6 +381,7 @@ class Pass2Pruning:
     lab_mm: np.ndarray
     lab_kind: np.ndarray
     edges: dict | None = None
+    gave_up: bool = False
 
     def _lo(self, kind: int) -> float:
         mm = self.lab_mm[self.lab_kind == kind]
@@ -427,7 +429,7 @@ def pass2_pruning(model2, sent2: Pass2Sentence, tokens, read_args, rules) -> Pas
     lab_mm = np.full(kind.shape[0], NEG)
     fin = np.isfinite(mm)
     lab_mm[fin] = mm[fin] - best_plain[fin] + scores[fin]
-    return Pass2Pruning(mm_s, mm_t, float(res.score), lab_mm, kind.copy(), dict(res.edges))
+    return Pass2Pruning(mm_s, mm_t, float(res.score), lab_mm, kind.copy(), dict(res.edges), res.gave_up)
 
 
 __all__ = ["Pass2Config", "Pass2Sentence", "Pass2Model", "Decoded", "pass2_sentence", "gold_graph", "hamming_loss",
