@@ -146,6 +146,7 @@ def test_a_release_replaces_the_old_one_only_when_complete_and_records_it(quick_
     out = tmp_path / "released"
     out.mkdir()
     (out / "old.txt").write_text("the previous release")
+    (out / R.RECORD).write_text("{}")           # a release's folder (its record): the new release replaces it
     refused = ReleaseConfig(model_dir=str(quick_model), out=str(out), linear_precision="float32", max_f1_change=0.0,
                             jobs=1)
     with pytest.raises(ReleaseRefused, match=r"moved its dev evalb F1 by \+0\.000 \(limit 0\.0\)"):

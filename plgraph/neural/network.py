@@ -145,7 +145,7 @@ class GraphScorer(nn.Module):
         self.root = nn.Parameter(torch.zeros(n_in))
         self.embed_dropout = nn.Dropout(c.dropout)
         self.lstm = nn.LSTM(n_in, c.lstm_hidden, num_layers=c.lstm_layers, batch_first=True, bidirectional=True,
-                            dropout=c.dropout)
+                            dropout=c.dropout if c.lstm_layers > 1 else 0.0)   # between layers: none with one
         self.lstm_dropout = nn.Dropout(c.dropout)
         h = 2 * c.lstm_hidden
         self.arc_dep, self.arc_head = MLP(h, c.arc_mlp, c.dropout), MLP(h, c.arc_mlp, c.dropout)
@@ -242,13 +242,17 @@ def state_arrays(net) -> dict:
 
 def load_state(net, arrays: dict, source: str = "") -> None:
     """Put ``arrays`` (by name) into ``net``; ModelFileError naming ``source`` on a
-    missing array or one of another shape."""
+    missing array, one of another shape, or one with values that are not finite (a
+    diverged training's)."""
     from ..errors import ModelFileError
 
     state = net.state_dict()
     for k, v in state.items():
         if k not in arrays or tuple(arrays[k].shape) != tuple(v.shape):
             raise ModelFileError(f"weights do not fit the network: {k}", source=source)
+        if not np.isfinite(arrays[k]).all():
+            raise ModelFileError(f"weights {k} hold values that are not finite (nan or inf: the training that "
+                                 f"wrote them diverged); train the model again, with a smaller --lr", source=source)
         state[k] = torch.from_numpy(np.asarray(arrays[k], np.float32)).to(v.dtype)
     net.load_state_dict(state)
 
@@ -260,7 +264,8 @@ def load_embeddings(path, vocab_words=None, limit: int | None = None) -> tuple[n
     words of the first ``limit`` vectors and those whose form is in ``vocab_words`` (any
     container of forms); every word when both are None.
     :class:`~plgraph.errors.InputError` naming the file and line on a line of another
-    width or a value that is not a number, or when no vector is kept."""
+    width or a value of a kept vector that is not a finite number (``nan``, ``inf``,
+    beyond float32's range), or when no vector is kept."""
     from ..errors import InputError
     from .data import word_form
 
@@ -286,9 +291,14 @@ def load_embeddings(path, vocab_words=None, limit: int | None = None) -> tuple[n
             if form in seen or not (leading or wanted or (vocab_words is None and limit is None)):
                 continue
             try:
-                rows.append(np.array(parts[1:], np.float32))
+                with np.errstate(over="ignore"):
+                    row = np.array(parts[1:], np.float32)
             except ValueError:
                 raise InputError("a value is not a number", source=str(path), line=lineno) from None
+            if not np.isfinite(row).all():
+                raise InputError(f"value {parts[1 + int(np.flatnonzero(~np.isfinite(row))[0])]!r} is not a finite "
+                                 f"number of float32's range", source=str(path), line=lineno)
+            rows.append(row)
             seen.add(form)
             words.append(form)
     if not rows:

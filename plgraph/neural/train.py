@@ -30,13 +30,18 @@ from typing import Callable
 
 import numpy as np
 
-from ..errors import InputError, ModelFileError, OutputError
+from ..errors import InputError, ModelFileError, OutputError, PlgraphError
 from ..learn.interrupts import check_interrupt, deferred_interrupts
 from ..parser.training.pipeline import to_stderr
 from .config import NetworkConfig
 
 #: the options of a run that a resumed run must not change
 _FIXED = ("max_words", "limit", "seed", "batch_words", "lr", "embeddings", "network")
+
+
+class TrainingDiverged(PlgraphError):
+    """A loss, a gradient or the weights stopped being finite numbers: training stops,
+    and the folder keeps what the last finished epoch wrote."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,11 @@ class NeuralTrainConfig:
                 raise InputError(f"NeuralTrainConfig.{name} {getattr(self, name)}: expected at least 1")
         if self.keep not in ("best", "last"):
             raise InputError(f"NeuralTrainConfig.keep {self.keep!r}: expected 'best' or 'last'")
-        if not self.lr > 0:
+        if not self.lr > 0 or not np.isfinite(self.lr):
             raise InputError(f"NeuralTrainConfig.lr {self.lr}: expected a positive learning rate")
+        if self.max_minutes is not None and not self.max_minutes > 0:
+            raise InputError(f"NeuralTrainConfig.max_minutes {self.max_minutes}: expected a positive number of "
+                             f"minutes (None: no limit)")
 
     def options(self) -> dict:
         d = asdict(self)
@@ -205,21 +213,41 @@ def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = prin
     from .folder import OVERWRITE_DIR, NeuralFolder, is_neural_folder, replace_model
 
     mdir = config.model_dir
+    new = _first_missing(mdir)
     os.makedirs(mdir, exist_ok=True)
-    with deferred_interrupts(), folder_lock(mdir, "neural model folder"):
-        try:
-            finished = is_neural_folder(mdir) and NeuralFolder.open(mdir).trained
-        except ModelFileError:                          # a damaged model is still somebody's
-            finished = True
-        if not (config.overwrite and finished):
-            return _train(config, log, warn)
-        work = os.path.join(mdir, OVERWRITE_DIR)        # the old model stays until the new one is complete
-        if not config.resume:
-            shutil.rmtree(work, ignore_errors=True)
-        _train(replace(config, model_dir=work, overwrite=False, resume=config.resume and is_neural_folder(work)),
-               log, warn)
-        replace_model(work, mdir)
-        return NeuralFolder.open(mdir).header
+    try:
+        with deferred_interrupts(), folder_lock(mdir, "neural model folder"):
+            try:
+                finished = is_neural_folder(mdir) and NeuralFolder.open(mdir).trained
+            except ModelFileError:                          # a damaged model is still somebody's
+                finished = True
+            if not (config.overwrite and finished):
+                if config.resume and not is_neural_folder(mdir):
+                    raise InputError(f"--resume: {mdir} holds no neural model to continue (no neural.json); leave "
+                                     f"--resume out to train a new one")
+                return _train(config, log, warn)
+            work = os.path.join(mdir, OVERWRITE_DIR)        # the old model stays until the new one is complete
+            if not config.resume:
+                shutil.rmtree(work, ignore_errors=True)
+            _train(replace(config, model_dir=work, overwrite=False, resume=config.resume and is_neural_folder(work)),
+                   log, warn)
+            replace_model(work, mdir)
+            return NeuralFolder.open(mdir).header
+    except BaseException:
+        if new is not None and not is_neural_folder(mdir):  # a run that made its folder and started no model
+            shutil.rmtree(new, ignore_errors=True)
+        raise
+
+
+def _first_missing(path) -> str | None:
+    """The highest folder of ``path`` (itself included) that does not exist yet, or None."""
+    path, missing = os.path.abspath(path), None
+    while not os.path.exists(path):
+        missing, parent = path, os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return missing
 
 
 def _train(config: NeuralTrainConfig, log, warn) -> dict:
@@ -331,18 +359,24 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
         batches = batch_order(lengths, config.batch_words, rng)
         sums: dict = {}
         with P.bar(len(batches), f"epoch {epoch}", config.progress, unit="batch") as bar:
-            for idx in batches:
+            for b, idx in enumerate(batches, start=1):
                 ts = [train_t[i] for i in idx]
                 loss, parts = net.loss(make_batch(ts, vocabs, pretrained_index), gold_batch(ts))
+                if not torch.isfinite(loss):
+                    raise _diverged(folder, config, epoch, f"batch {b}'s loss is {loss.item()}", best_epoch)
                 opt.zero_grad()
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), config.clip)
+                norm = torch.nn.utils.clip_grad_norm_(net.parameters(), config.clip)
+                if not torch.isfinite(norm):
+                    raise _diverged(folder, config, epoch, f"batch {b}'s gradient norm is {float(norm)}", best_epoch)
                 opt.step()
                 sched.step()
                 for k, v in parts.items():
                     sums[k] = sums.get(k, 0.0) + v * len(idx)
                 bar.update(1)
                 check_interrupt()
+        if not all(bool(torch.isfinite(p).all()) for p in net.parameters()):
+            raise _diverged(folder, config, epoch, "the weights after its last batch are not finite", best_epoch)
         scores = local_scores(net, dev_t, vocabs, pretrained_index=pretrained_index)
         row = {"epoch": epoch, "seconds": round(time.perf_counter() - t0, 1),
                "minutes": round(elapsed0 + (time.perf_counter() - start_time) / 60, 2),
@@ -373,4 +407,13 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
     return folder.header
 
 
-__all__ = ["NeuralTrainConfig", "train_neural", "local_scores"]
+def _diverged(folder, config: NeuralTrainConfig, epoch: int, what: str, best_epoch: int) -> TrainingDiverged:
+    """The error that stops a run whose numbers stopped being finite in ``epoch``,
+    saying what the folder keeps (nothing of this epoch is written)."""
+    kept = (f"{folder.path} keeps the weights of epoch {best_epoch} (the best on dev so far) and the checkpoint of "
+            f"epoch {epoch - 1}" if best_epoch >= 0 else f"no epoch finished, so {folder.path} holds no weights")
+    return TrainingDiverged(f"training diverged in epoch {epoch}: {what}; {kept}. Train again with a smaller learning "
+                            f"rate (--lr, now {config.lr:g}; --overwrite replaces the folder's model)")
+
+
+__all__ = ["NeuralTrainConfig", "TrainingDiverged", "train_neural", "local_scores"]

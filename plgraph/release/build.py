@@ -12,7 +12,10 @@ folder beside the release (:mod:`plgraph.release.pack`), then, per scorer:
 
 writes ``release.json`` (:mod:`plgraph.release.record`) and only then puts the new
 folder in the release's place (the old one is removed after the new one is there).
-Scores are those of :func:`plgraph.parser.analysis.evaluate.evaluate_split`.
+Scores are those of :func:`plgraph.parser.analysis.evaluate.evaluate_split`.  The
+folder a release replaces must be an earlier release, an empty folder or a new path
+(:func:`check_release_target`).  :func:`rescore_release` measures a release's scores
+again when plgraph's parsing changed and its files did not.
 """
 from __future__ import annotations
 
@@ -57,12 +60,13 @@ class ReleaseConfig:
 
 def summary(doc: dict) -> dict:
     """The figures a release records of one evaluation (:func:`evaluate_split`'s dict):
-    the headline scores of sentences <= 40 words and of all, statuses, speed, tagging."""
+    the headline scores of sentences <= 40 words and of all, statuses, the output check's
+    counts (graphs repaired, outputs still invalid), speed, tagging."""
     from ..parser.analysis.evaluate import headline
 
     out = {"sentences": doc["sentences"], "tags": doc["tags"], "len40": headline(doc, "len40"),
-           "all": headline(doc, "all"), "statuses": doc["statuses"],
-           "sentences_per_second": doc["sentences_per_second"], "jobs": doc["jobs"]}
+           "all": headline(doc, "all"), "statuses": doc["statuses"], "repaired": len(doc["repaired"]),
+           "invalid": len(doc["invalid"]), "sentences_per_second": doc["sentences_per_second"], "jobs": doc["jobs"]}
     if "tagging_accuracy" in doc:
         out["tagging_accuracy"] = doc["tagging_accuracy"]
     return out
@@ -117,6 +121,7 @@ def release_model(config: ReleaseConfig = ReleaseConfig(), *, command: str = "",
     from ..parser.training.pipeline import read_split
 
     out = Path(config.out or released_dir())
+    check_release_target(out)
     work = out.parent / f".{out.name}.new-{os.getpid()}"
     if work.exists():
         shutil.rmtree(work)
@@ -139,17 +144,19 @@ def release_model(config: ReleaseConfig = ReleaseConfig(), *, command: str = "",
             entry["dev_unpacked"] = evaluate(before, dev, predicted_tags=False, jobs=config.jobs, progress=progress)
             del before
             entry["dev"] = evaluate(packed, dev, predicted_tags=False, jobs=config.jobs, progress=progress)
-            change = entry["dev"]["len40"]["evalb_f1"] - entry["dev_unpacked"]["len40"]["evalb_f1"]
+            f1 = [entry[k]["len40"]["evalb_f1"] for k in ("dev_unpacked", "dev")]
+            if None in f1:
+                raise ReleaseRefused(f"the {scorer} model's dev evalb F1 (<= 40 words) could not be measured "
+                                     f"({entry['dev']['sentences']} dev sentences, none of at most 40 words scored): "
+                                     f"the release checks packing on it, and is unchanged")
+            change = f1[1] - f1[0]
             entry["dev_f1_change"] = round(change, 4)
             if abs(change) >= config.max_f1_change:
                 raise ReleaseRefused(f"packing the {scorer} model in {entry['precision']} moved its dev evalb F1 by "
                                      f"{change:+.3f} (limit {config.max_f1_change}); the release is unchanged -- "
                                      f"pack it with a finer precision")
-            for name, split, predicted in (("dev_predicted", dev, True), ("test", test, False),
-                                           ("test_predicted", test, True), ("check", check, False)):
-                log(f"{scorer}: {name.replace('_', ', ')}")
-                entry[name] = evaluate(packed, split, predicted_tags=predicted, jobs=config.jobs,
-                                       progress=progress)
+            entry.update(_scores(packed, scorer, {"dev_predicted": dev, "test": test, "test_predicted": test,
+                                                  "check": check}, config.jobs, progress, log))
             results[scorer] = entry
         record = {"format": FORMAT, "format_version": FORMAT_VERSION, "files": file_digests(work),
                   "scorers": results,
@@ -167,6 +174,69 @@ def release_model(config: ReleaseConfig = ReleaseConfig(), *, command: str = "",
             shutil.rmtree(work, ignore_errors=True)
 
 
+def _scores(parser, scorer: str, splits: dict, jobs: int, progress, log) -> dict:
+    """``{name: evaluate(...)}`` of ``parser`` on each of ``splits`` (``{name: sentences}``;
+    a name ending in ``_predicted`` tags with the model's tagger, the others use gold tags)."""
+    out = {}
+    for name, sentences in splits.items():
+        log(f"{scorer}: {name.replace('_', ', ')}")
+        out[name] = evaluate(parser, sentences, predicted_tags=name.endswith("_predicted"), jobs=jobs,
+                             progress=progress)
+    return out
+
+
+def rescore_release(out=None, *, jobs: int = 2, ptb: str | None = None, command: str = "", progress=None,
+                    log=print) -> dict:
+    """Score the released folder ``out`` (default :func:`~plgraph.release.record.released_dir`)
+    again with this version of plgraph, when its parsing changed but its files did not:
+    the files are checked against the record first (OutputError naming those that
+    differ), then every score the release took of the packed model -- dev and test with
+    gold and predicted tags, the check sentences -- is measured again and replaces the
+    recorded one.  The packing check's figures (``dev_unpacked``, ``dev_f1_change``) stay
+    as measured when the model was packed (the trained folder is not part of a release);
+    ``made.rescored`` records when, how and on which code.  Returns the new record,
+    written atomically."""
+    from ..errors import OutputError
+    from ..parser.training.pipeline import read_split
+    from .record import changed_files, load_record
+
+    out = Path(out or released_dir())
+    record = load_record(out)
+    problems = changed_files(out, record)
+    if problems:
+        raise OutputError(f"{out} differs from its record ({'; '.join(problems)}): rescoring would record scores of "
+                          f"other files; make the release again")
+    started = time.perf_counter()
+    dev, _ = read_split("dev", ptb, progress, warn=log)
+    test, _ = read_split("test", ptb, progress, warn=log)
+    check = check_sentences(dev, record["made"]["check"]["count"])
+    for scorer, entry in record["scorers"].items():
+        entry.update(_scores(load_scorer(out, scorer), scorer, {"dev": dev, "dev_predicted": dev, "test": test,
+                                                                "test_predicted": test, "check": check},
+                             jobs, progress, log))
+    record["made"]["rescored"] = {"command": command, **code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+                                  "seconds": round(time.perf_counter() - started, 1), "jobs": jobs}
+    atomic_json(out / RECORD, record)
+    log(f"rescored {out}")
+    return record
+
+
+def check_release_target(out: Path) -> None:
+    """OutputError unless ``out`` can take a release: a new folder, an empty one, or an
+    earlier release (it holds :data:`~plgraph.release.record.RECORD`), which the new one
+    replaces.  Any other folder or file is somebody's and is left alone."""
+    from ..errors import OutputError
+    from .record import has_release
+
+    if not out.exists() or has_release(out):
+        return
+    if not out.is_dir():
+        raise OutputError(f"{out} is a file, not a released model's folder: give another --out")
+    if any(out.iterdir()):
+        raise OutputError(f"{out} is not a released model (it holds no {RECORD}) and is not empty: a release "
+                          f"replaces the whole folder, so give a new or empty folder, or an earlier release")
+
+
 def _replace(work: Path, out: Path) -> None:
     """Put the complete folder ``work`` in ``out``'s place; the old ``out`` is removed
     only once the new one is there."""
@@ -178,4 +248,5 @@ def _replace(work: Path, out: Path) -> None:
         shutil.rmtree(old)
 
 
-__all__ = ["ReleaseConfig", "ReleaseRefused", "release_model", "evaluate", "summary"]
+__all__ = ["ReleaseConfig", "ReleaseRefused", "release_model", "rescore_release", "check_release_target",
+           "evaluate", "summary"]

@@ -29,6 +29,15 @@ def _code_note(made: dict) -> str:
     return f", plgraph's code at commit `{made['commit'][:12]}`{changed}"
 
 
+def _rescore_note(made: dict) -> str:
+    r = made.get("rescored")
+    if not r:
+        return ""
+    command = r["command"] or "python -m plgraph release --rescore"
+    return (f" Its scores below were measured again, its files unchanged, by `{command}` on {r['date']}"
+            + _code_note(r) + " (the packing figures above are the release's).")
+
+
 def _train_sentences(record: dict) -> str:
     linear = record["scorers"].get("linear", {}).get("trained_with", {})
     n = (linear.get("rules") or {}).get("sentences")
@@ -60,9 +69,10 @@ def render_card(record: dict) -> str:
     lines += [
         "",
         "Both were trained on the train split of the NLTK Penn Treebank sample (files wsj_0001-0139, sentences "
-        "of at most 40 words), tuned on its dev split (wsj_0140-0169) and scored once on its test split "
-        "(wsj_0170-0199). The POS tagger that tags raw text is NLTK's averaged perceptron, trained on the "
-        "same train split.",
+        "of at most 40 words), tuned on its dev split (wsj_0140-0169) and scored on its test split "
+        "(wsj_0170-0199); how many times the test split has been read, and for what, is in the "
+        "[experiment record](experiments/index.md). The POS tagger that tags raw text is NLTK's averaged "
+        "perceptron, trained on the same train split.",
         "",
         "## How it is made",
         "",
@@ -75,13 +85,13 @@ def render_card(record: dict) -> str:
         "runs/release`: only non-zero weights, in reduced precision, compressed "
         "(guide: [The released model](guide/release.md)). Packing is refused when it moves dev F1 by "
         f"{cfg['max_f1_change']} or more. This release: `{made['command'] or 'python -m plgraph release'}` on "
-        f"{made['date']}" + _code_note(made) + ".",
+        f"{made['date']}" + _code_note(made) + "." + _rescore_note(made),
         "",
         "## Scores",
         "",
         "Sentences of at most 40 words; evalb F1 with COLLINS.prm (TOP root deleted), Johnson (2002) F on empty "
         "elements with co-indexation, unlabelled trace edges P / R as the seed counts them; sentences/s with "
-        f"{cfg['jobs']} thread(s) while the release scored it.",
+        f"{made.get('rescored', cfg)['jobs']} thread(s) while the release scored it.",
         "",
         "| model, split, tags | evalb F1 | Johnson F | trace edges P / R | tagging % | sentences/s |",
         "|---|---|---|---|---|---|",

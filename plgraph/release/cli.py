@@ -5,11 +5,14 @@
     python -m plgraph release [--model-dir M] [--out DIR] [--card PATH] [--jobs N]
                               [--linear-precision P] [--neural-precision P] [--ptb DIR]
     python -m plgraph release --check [--out DIR]
+    python -m plgraph release --rescore [--out DIR] [--card PATH] [--jobs N]
 
 The first packs the trained folder ``M`` (default ``runs/parser``), scores it and
 replaces the release (:func:`plgraph.release.build.release_model`), then writes the card
 (:func:`plgraph.release.card.render_card`, default ``docs/model.md``).  ``--check`` compares
-the released files with their record and prints its scores.
+the released files with their record and prints its scores; ``--rescore`` measures the
+release's scores again when plgraph's parsing changed and its files did not
+(:func:`plgraph.release.build.rescore_release`), and rewrites the card.
 """
 from __future__ import annotations
 
@@ -26,6 +29,14 @@ def cmd_release(args) -> int:
     from .record import changed_files, load_record, released_dir
 
     out = args.out or str(released_dir())
+    if args.rescore:
+        from .build import rescore_release
+
+        record = rescore_release(out, jobs=args.jobs, ptb=args.ptb, command=_command(), progress=progress_of(args))
+        if args.card:
+            atomic_text(args.card, render_card(record))
+            print(f"card -> {args.card}")
+        return 0
     if args.check:
         record = load_record(out)
         problems = changed_files(out, record)
@@ -41,12 +52,16 @@ def cmd_release(args) -> int:
 
     config = ReleaseConfig(model_dir=args.model_dir, out=args.out, linear_precision=args.linear_precision,
                            neural_precision=args.neural_precision, jobs=args.jobs, ptb=args.ptb)
-    command = "python -m plgraph " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
-    record = release_model(config, command=command, progress=progress_of(args))
+    record = release_model(config, command=_command(), progress=progress_of(args))
     if args.card:
         atomic_text(args.card, render_card(record))
         print(f"card -> {args.card}")
     return 0
+
+
+def _command() -> str:
+    """How this run was invoked, for the record."""
+    return "python -m plgraph " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:] else ""
 
 
 def register(sub) -> None:
@@ -63,6 +78,10 @@ def register(sub) -> None:
     p.add_argument("--neural-precision", default="float16", choices=PRECISIONS)
     p.add_argument("--jobs", type=positive_int, default=2, help="parsing threads while scoring (default 2)")
     p.add_argument("--ptb", metavar="DIR", help="score on a full LDC treebank's dev / test sections")
-    p.add_argument("--check", action="store_true", help="compare the released files with their record; no packing")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--check", action="store_true", help="compare the released files with their record; no packing")
+    g.add_argument("--rescore", action="store_true",
+                   help="score the release again with this plgraph (its files checked against the record first) and "
+                        "record the new scores; no packing")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="show progress bars")
     p.set_defaults(func=cmd_release)

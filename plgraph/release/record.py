@@ -75,8 +75,15 @@ def changed_files(folder=None, record: dict | None = None) -> list[str]:
     found, listed = file_digests(folder), record["files"]
     out = [f"{name}: missing" for name in listed if name not in found]
     out += [f"{name}: not in the release" for name in found if name not in listed]
-    out += [f"{name}: changed (sha256 {found[name]['sha256'][:12]}..., released "
-            f"{listed[name]['sha256'][:12]}...)" for name in listed if name in found and found[name] != listed[name]]
+    for name in listed:
+        if name not in found or found[name] == listed[name]:
+            continue
+        now, then = found[name], listed[name]
+        if now["sha256"] != then["sha256"]:
+            out.append(f"{name}: changed (sha256 {now['sha256'][:12]}..., released {then['sha256'][:12]}...)")
+        else:
+            out.append(f"{name}: the record says {then['bytes']} bytes, the file has {now['bytes']} (the same "
+                       f"sha256: the record was edited)")
     return out
 
 

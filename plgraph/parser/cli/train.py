@@ -49,7 +49,7 @@ import argparse
 import json
 from dataclasses import MISSING, fields
 
-from ...cliargs import finite_float, non_negative_int, positive_int
+from ...cliargs import finite_float, non_negative_int, positive_float, positive_int, probability
 
 #: config fields where 0 is meaningful (``beam 0, cube 0``: exhaustive search)
 _ZERO_OK = ("beam", "cube")
@@ -234,12 +234,12 @@ def register(sub) -> None:
     n.add_argument("--epochs", type=positive_int, default=None, metavar="N", help="at most N epochs (default 100)")
     n.add_argument("--patience", type=positive_int, default=None, metavar="N",
                    help="stop after N epochs without a better dev score (default 20)")
-    n.add_argument("--max-minutes", dest="max_minutes", type=finite_float, default=None, metavar="MIN",
+    n.add_argument("--max-minutes", dest="max_minutes", type=positive_float, default=None, metavar="MIN",
                    help="start no epoch after MIN minutes of training")
     n.add_argument("--embeddings", metavar="FILE", help="pretrained word vectors, word2vec / GloVe text format")
     n.add_argument("--tags", type=yes_no, default=None, metavar="BOOL",
                    help="the network reads POS tags (default true; predicted by the folder's tagger at parse time)")
-    n.add_argument("--tag-dropout", dest="tag_dropout", type=finite_float, default=None, metavar="P",
+    n.add_argument("--tag-dropout", dest="tag_dropout", type=probability, default=None, metavar="P",
                    help="in training, read a word's tag as unknown with probability P (default 0.2)")
     n.add_argument("--lstm-hidden", dest="lstm_hidden", type=positive_int, default=None, metavar="N",
                    help="BiLSTM states per direction (default 300)")
@@ -247,7 +247,8 @@ def register(sub) -> None:
                    help="BiLSTM layers (default 3)")
     n.add_argument("--batch-words", dest="batch_words", type=positive_int, default=None, metavar="N",
                    help="words a batch (default 1000)")
-    n.add_argument("--lr", type=finite_float, default=None, metavar="LR", help="Adam's learning rate (default 0.002)")
+    n.add_argument("--lr", type=positive_float, default=None, metavar="LR",
+                   help="Adam's learning rate (default 0.002; a loss that stops being finite stops training)")
     add_config_options(t, Pass2Config, "2", "pass 2")
     add_config_options(t, Pass3Config, "3", "pass 3")
     add_dask_options(t, chunks=None)
