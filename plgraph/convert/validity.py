@@ -106,8 +106,8 @@ def _problems(graph: Graph, spines: list) -> list[tuple[int, str, str]]:
             out.append((-1, "dangling", f"word {w}: null elements above the top of spine {graph.spines[w - 1]!r}"))
     reversal = graph.options.get("null_reversal", True)
     used: set = set()
+    n = len(spines)
     for e, (c, p, k, lab, pn, cl, cn, tr) in enumerate(graph.edge_tuples()):
-        n = len(spines)
         if not (1 <= c <= n and 0 <= p <= n) or (k == TRACE and p == 0):
             out.append((e, "trace-node" if k == TRACE else "parent-node", f"{_edge_name(c, p, tr)}: outside the words"))
             continue
@@ -136,10 +136,13 @@ def _problems(graph: Graph, spines: list) -> list[tuple[int, str, str]]:
             out.append((e, "reference", f"{_edge_name(c, p, tr)}: its reference {ref_name} of word {ref_word} is "
                                         f"not a null element"))
             continue
-        leaf = _free_leaf(spines[ref_word - 1].nulls[ref_name], tr, used)
+        node = spines[ref_word - 1].nulls[ref_name]
+        leaf = _free_leaf(node, tr, used)
         if leaf is None:
+            why = "is taken by an earlier trace edge" if _free_leaf(node, tr, set()) is not None else \
+                "is not one a trace edge can take (none of its type, none directly below)"
             out.append((e, "no-leaf", f"{_edge_name(c, p, tr)}: the null element under {ref_name} of word "
-                                      f"{ref_word} is taken by an earlier trace edge"))
+                                      f"{ref_word} {why}"))
             continue
         used.add(id(leaf))
     return out

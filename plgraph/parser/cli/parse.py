@@ -18,8 +18,8 @@ parsed, a line (``ptb``: a tree) of at most ``--max-line-bytes`` at a time.
 
 Output record N is input sentence N, always: a sentence the parser cannot parse gets
 the reference's fallback parse, and a sentence the reader cannot read a placeholder --
-the empty tree ``()`` on its line (EVALB counts it as an error sentence and stays
-aligned), or in SHP a block of comments only (:mod:`plgraph.parser.parsing.output`).
+the empty tree ``()`` on its line (EVALB skips it and stays aligned), or in SHP a block
+of comments only (:mod:`plgraph.parser.parsing.output`).
 Every graph written is checked and, where a fallback step built it inconsistent, made
 valid first (:mod:`plgraph.convert.validity`): every edge names a node of its spines,
 every co-index has its null element.  The summary on standard error counts the
@@ -33,6 +33,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 
 from ...cliargs import finite_float, positive_int, progress_of
 from ...dist.cli import (add_dask_options, add_resume_option, client_for, dask_state_dir, dask_summary,
@@ -121,7 +122,7 @@ def cmd_parse(args) -> int:
     records = _records(args)
     if args.dask is not None:
         return _parse_on_dask(args, parser, list(records), prog, state)
-    results, chunks, tags = [], [], {}
+    results, chunks, tags = [], [], Counter()
     start = time.perf_counter()
 
     def items():
@@ -131,8 +132,7 @@ def cmd_parse(args) -> int:
                 continue
             words, given, sid = record
             given = None if args.predicted_tags else given
-            for t in given or ():
-                tags[t] = tags.get(t, 0) + 1
+            tags.update(given or ())
             yield words, given, sid
 
     try:
@@ -150,7 +150,7 @@ def cmd_parse(args) -> int:
                   f"{len(chunks)} sentences are in {args.out}.partial", file=sys.stderr)
         raise
     seconds = time.perf_counter() - start
-    if not any(not isinstance(r, Skipped) for r in results):
+    if all(isinstance(r, Skipped) for r in results):
         _report(results, 0.0, prog)
         raise InputError("no sentence could be read", source=", ".join(args.input))
     if args.out:
@@ -164,8 +164,7 @@ def _parse_on_dask(args, parser, records, prog, state) -> int:
     the output assembled in input order -- byte for byte the serial run's, placeholders
     included -- and written atomically; finished chunks wait in ``OUT.chunks`` for
     ``--resume`` until then."""
-    from collections import Counter
-
+    from ...errors import InputError
     from ..parsing.inputs import Skipped
     from ..parsing.jobs import Reported, parse_chunk, parse_spec, sentence_chunks
     from ..parsing.output import render_skipped
@@ -174,8 +173,6 @@ def _parse_on_dask(args, parser, records, prog, state) -> int:
              (r for r in records if not isinstance(r, Skipped))]
     if not items:
         _report(records, 0.0, prog)
-        from ...errors import InputError
-
         raise InputError("no sentence could be read", source=", ".join(args.input))
     parser.check_tags(items)
     spec = {**parse_spec(args.model_dir, args.max_words, decode_overrides(args)), "to": args.to, "root": args.root}

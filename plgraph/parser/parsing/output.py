@@ -7,9 +7,10 @@ Every input sentence has its output record, so that record N of the output is se
 N of the input.  A sentence that could not be read
 (:class:`~plgraph.parser.parsing.inputs.Skipped`) gets a placeholder
 (:func:`render_skipped`): in PTB output the empty tree ``()`` on its line -- EVALB
-counts it as an error sentence and goes on with the next line, and plgraph's trace
-scorer reads it as an empty parse (``plgraph eval traces``) -- and in SHP output a block
-of comments only (``# SentID`` and ``# plgraph-skipped``), which SHP readers pass over.
+skips that sentence (status 2) and goes on with the next line, plgraph's ``eval trees``
+likewise, and its trace scorer reads it as an empty parse (``plgraph eval traces``) -- and
+in SHP output a block of comments only (``# SentID`` and ``# plgraph-skipped``), which SHP
+readers pass over.
 """
 from __future__ import annotations
 
