@@ -23,7 +23,12 @@ changes that give a valid graph (each named): a structural edge to a missing nod
 to the top of its parent's spine (as :func:`~plgraph.convert.graph_to_tree` would place
 it), a word that heads others but has an empty spine gets a one-level one
 (:func:`with_head_spines`), a trace edge that names a missing node or finds no free null
-leaf is dropped, dangling null elements are dropped from their spine.  A valid graph's
+leaf is dropped, dangling null elements are dropped from their spine.  When trace edges
+compete for one null leaf, the edges between two words take the leaves first, in graph
+order, and a spine's self-loop traces (part of a word's spine, chosen apart from the
+chart's edges) after them, so a self-loop gives way; the repaired graph lists its edges in
+that order (plgraph's choice, made on the dev split: the experiment record of
+2026-12-07).  A valid graph's
 tree has every co-index matched: :func:`coindex_problems` checks a tree for an index that
 nothing refers to and for a null element or gapping index without its antecedent.
 
@@ -223,6 +228,10 @@ def repair_graph(graph: Graph) -> tuple[Graph, list[str]]:
         graph = _rebuilt(graph, [_without_dangling(s) for s in graph.spines], graph.edge_tuples())
     if repairs:
         spines = [_Spine(s) for s in graph.spines]
+        problems = _problems(graph, spines)
+    if any(what == "no-leaf" for _, what, _ in problems):   # self-loop traces give way
+        edges = graph.edge_tuples()
+        graph = _rebuilt(graph, graph.spines, sorted(edges, key=lambda e: e[2] == TRACE and e[0] == e[1]))
         problems = _problems(graph, spines)
     bad: dict[int, list] = {}
     for e, what, msg in problems:
