@@ -70,9 +70,9 @@ def render_card(record: dict) -> str:
         "",
         "Both were trained on the train split of the NLTK Penn Treebank sample (files wsj_0001-0139, sentences "
         "of at most 40 words), tuned on its dev split (wsj_0140-0169) and scored on its test split "
-        "(wsj_0170-0199); how many times the test split has been read, and for what, is in the "
-        "[experiment record](experiments/index.md). The POS tagger that tags raw text is NLTK's averaged "
-        "perceptron, trained on the same train split.",
+        "(wsj_0170-0199), which plgraph's experiments have read more than once (the dated "
+        "[experiment records](experiments/index.md) say when and why). The POS tagger that tags raw text is "
+        "NLTK's averaged perceptron, trained on the same train split.",
         "",
         "## How it is made",
         "",
