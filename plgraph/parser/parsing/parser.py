@@ -7,9 +7,10 @@ One sentence goes through the whole cascade (design notes ``1ec-parser.md`` §3-
 3. pass 2 (labelled 1EC graph without spines) with outside scores;
 4. pass 3 (spines x labels, pruned by pass 2), once more under relaxed pruning
    (:func:`~plgraph.parser.scoring.pass3.relaxed`) when it finds no parse;
-5. the decode as a :class:`~plgraph.graph.Graph` (:func:`~plgraph.parser.parsing.decode.decoded_graph`)
-   and as a PTB tree (:func:`~plgraph.convert.graph_to_tree` with the reference's null
-   placement, ``use_null_positions=False``).
+5. the decode as a :class:`~plgraph.graph.Graph` (:func:`~plgraph.parser.parsing.decode.decoded_graph`),
+   made valid where it is not (:func:`~plgraph.convert.validity.repair_graph`), and as a PTB
+   tree (:func:`~plgraph.convert.graph_to_tree` with the reference's null placement,
+   ``use_null_positions=False``), both checked (:func:`graph_result`).
 
 A sentence never stops a run.  Each :class:`ParseResult` says how it was parsed
 (``status``): ``parsed`` (pass 3), ``relaxed`` (pass 3 under relaxed pruning), ``pass2``
@@ -20,7 +21,8 @@ or its graph gives no tree: pass 1's projective tree with the first spines and n
 ``fix-no-tag.py`` flat NP, :func:`~plgraph.parser.parsing.decode.fallback_graph`: longer than
 ``max_words``, or nothing above gives a tree) with the ``reason``.  The ``pass2`` and
 ``pass1`` steps are plgraph's: the reference goes from a failed pass 3 straight to the
-flat NP.
+flat NP.  A chart that outgrows its item budget (:data:`plgraph.parser.chart.run.MAX_ITEMS`)
+gives no parse and the sentence goes on to the next step, without the relaxed retry.
 
 Sentences are parsed in ``jobs`` threads (:meth:`Parser.parse_many`): the chart kernels
 release the GIL, and the model is shared, not copied.
@@ -33,10 +35,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ...convert import graph_to_tree
+from ...convert.validity import output_problems, repair_graph, with_head_spines
 from ...errors import InputError
 from ...graph import Graph
 from ...tree import Tree
-from ...convert.validity import output_problems, repair_graph, with_head_spines
 from .decode import decoded_graph, fallback_graph
 
 #: how many words a sentence may have before it gets the fallback parse (the model's
