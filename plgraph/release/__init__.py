@@ -6,18 +6,20 @@
 * :mod:`~plgraph.release.pack`: a trained model folder packed into the folder a release
   ships (non-zero weights in reduced precision, compressed: :mod:`plgraph.packing`);
 * :mod:`~plgraph.release.build`: :func:`release_model` packs, scores, refuses a packing
-  that moves dev F1 too much, records and replaces the release;
+  that moves dev F1 too much, records and replaces the release; :func:`rescore_release`
+  scores a release again when plgraph's parsing changed and its files did not;
 * :mod:`~plgraph.release.card`: the model card written from the record.
 """
 from __future__ import annotations
 
 from .record import default_model_dir, has_release, load_record, released_dir
 
-__all__ = ["default_model_dir", "has_release", "load_record", "released_dir", "release_model", "ReleaseConfig"]
+__all__ = ["default_model_dir", "has_release", "load_record", "released_dir", "release_model", "rescore_release",
+           "ReleaseConfig"]
 
 
 def __getattr__(name):
-    if name in ("release_model", "ReleaseConfig"):
+    if name in ("release_model", "rescore_release", "ReleaseConfig"):
         from . import build
 
         return getattr(build, name)
