@@ -104,6 +104,22 @@ TINY = dict(word_dim=8, char_dim=4, char_hidden=6, tag_dim=4, lstm_hidden=8, lst
             trace_mlp=6, spine_mlp=6, dropout=0.0, tag_dropout=0.0)
 
 
+@pytest.fixture(scope="module")
+def few(sample_dir) -> dict:
+    """200 train and 20 dev sentences of the sample, read once for the module's runs."""
+    import plgraph
+
+    return {"train": plgraph.corpus("train").sentences()[:200], "dev": plgraph.corpus("dev").sentences()[:20]}
+
+
+@pytest.fixture
+def small(few, monkeypatch):
+    """Training runs read :func:`few`'s splits (their labels and rules too)."""
+    import plgraph.parser.training.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "read_split", lambda split, ptb, progress, warn=None, prog="": (few[split], 0))
+
+
 def _train(path, **kw):
     from plgraph.neural.config import NetworkConfig
     from plgraph.neural.train import NeuralTrainConfig, train_neural
@@ -115,7 +131,7 @@ def _train(path, **kw):
 
 
 @torch_needed
-def test_resume_with_nothing_to_resume_is_refused_and_leaves_no_folder(tmp_path, sample_dir, capsys):
+def test_resume_with_nothing_to_resume_is_refused_and_leaves_no_folder(tmp_path, small, capsys):
     rc = main(["parser", "train", "--scorer", "neural", "--model-dir", str(tmp_path / "m"), "--resume"])
     assert rc == 2 and "holds no neural model to continue" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
@@ -126,7 +142,7 @@ def test_resume_with_nothing_to_resume_is_refused_and_leaves_no_folder(tmp_path,
 
 
 @torch_needed
-def test_vectors_that_are_not_finite_are_refused_naming_the_line(tmp_path, sample_dir):
+def test_vectors_that_are_not_finite_are_refused_naming_the_line(tmp_path, small):
     from plgraph.neural.network import load_embeddings
 
     for bad in ("nan", "inf", "-inf", "1e39"):
@@ -140,7 +156,7 @@ def test_vectors_that_are_not_finite_are_refused_naming_the_line(tmp_path, sampl
 
 
 @torch_needed
-def test_a_diverging_run_stops_with_an_error_and_keeps_the_last_finite_epoch(tmp_path, sample_dir, monkeypatch):
+def test_a_diverging_run_stops_with_an_error_and_keeps_the_last_finite_epoch(tmp_path, small, monkeypatch):
     from plgraph.neural.folder import NeuralFolder
     from plgraph.neural.parser import NeuralParser
     from plgraph.neural.train import TrainingDiverged
@@ -183,7 +199,7 @@ def _nan_loss_run(path, monkeypatch):
 
 
 @torch_needed
-def test_weights_that_are_not_finite_are_refused_when_the_model_loads(tmp_path, sample_dir):
+def test_weights_that_are_not_finite_are_refused_when_the_model_loads(tmp_path, small):
     from plgraph.neural.folder import NeuralFolder
     from plgraph.neural.parser import NeuralParser
 
@@ -198,7 +214,7 @@ def test_weights_that_are_not_finite_are_refused_when_the_model_loads(tmp_path, 
 
 
 @torch_needed
-def test_one_lstm_layer_trains_without_warnings(tmp_path, sample_dir):
+def test_one_lstm_layer_trains_without_warnings(tmp_path, small):
     from plgraph.neural.config import NetworkConfig
 
     with warnings.catch_warnings():
