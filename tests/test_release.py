@@ -139,7 +139,8 @@ def _small_splits(monkeypatch, dev):
 
 
 def test_a_release_replaces_the_old_one_only_when_complete_and_records_it(quick_model, dev, tmp_path, monkeypatch):
-    from plgraph.release.build import ReleaseConfig, ReleaseRefused, release_model
+    from plgraph.errors import OutputError
+    from plgraph.release.build import ReleaseConfig, ReleaseRefused, release_model, rescore_release
     from plgraph.release.card import render_card
 
     _small_splits(monkeypatch, dev)
@@ -165,9 +166,17 @@ def test_a_release_replaces_the_old_one_only_when_complete_and_records_it(quick_
     card = render_card(record)
     assert f"{entry['dev']['len40']['evalb_f1']:.2f}" in card and "| `pass3.npz` |" in card
     assert "non-commercial" in card
+    again = rescore_release(out, jobs=1, command="rescore", log=lambda line: None)    # same code: same scores
+    assert again["made"]["rescored"]["command"] == "rescore" and R.load_record(out) == json.loads(json.dumps(again))
+    for name in ("dev", "dev_predicted", "test", "test_predicted", "check"):
+        assert _headlines(again["scorers"]["linear"][name]) == _headlines(entry[name]), name
+    assert again["scorers"]["linear"]["dev_unpacked"] == entry["dev_unpacked"]
+    assert "measured again, its files unchanged, by `rescore`" in render_card(again)
     (out / "pass2.npz").write_bytes(b"changed")
     assert R.changed_files(out) == [f"pass2.npz: changed (sha256 {R.file_digests(out)['pass2.npz']['sha256'][:12]}..., "
                                     f"released {record['files']['pass2.npz']['sha256'][:12]}...)"]
+    with pytest.raises(OutputError, match="differs from its record"):
+        rescore_release(out, jobs=1, log=lambda line: None)
 
 
 def test_parse_without_model_dir_uses_the_released_model(released, tmp_path, capsys):
