@@ -21,6 +21,7 @@ intra-op threads (default 1).
 from __future__ import annotations
 
 from dataclasses import asdict, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -189,6 +190,14 @@ class NeuralParser(ParserBase):
         edges = {(int(a), int(b), "S"): int(lab) for a, b, lab in zip(c, p, labels)}
         return with_head_spines(decoded_graph(words, tags, edges, spines, self.vocab, sid=sid, options=self.options))
 
+    @cached_property
+    def _label_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The non-null child and parent node of each structural label class (``""``
+        where the node is null): the label's side of :meth:`_joining`."""
+        labels = [self.vocab.labels[int(i)] for i in self.maps.structural]
+        return (np.array([lab.child if not lab.child_null else "" for lab in labels]),
+                np.array([lab.parent if not lab.parent_null else "" for lab in labels]))
+
     def _joining(self, spines, parents) -> np.ndarray:
         """``(n, K)``: 0 where structural label class ``k`` joins word ``w``'s spine to its
         parent's (leaves from the top node of ``spines[w]`` and attaches to a node of the
@@ -200,11 +209,9 @@ class NeuralParser(ParserBase):
         from ..shp import top_node_name
         from ..spine import spine_node_names
 
-        labels = [self.vocab.labels[int(i)] for i in self.maps.structural]
-        child = np.array([lab.child if not lab.child_null else "" for lab in labels])
-        parent = np.array([lab.parent if not lab.parent_null else "" for lab in labels])
+        child, parent = self._label_nodes
         n = len(spines)
-        out = np.zeros((n, len(labels)))
+        out = np.zeros((n, child.shape[0]))
         for w, p in enumerate(parents.tolist()):
             attaches = np.isin(parent, [ROOT_NODE] if p == n else spine_node_names(spines[p])[0])
             for ok in (attaches & (child == top_node_name(spines[w])), attaches):
