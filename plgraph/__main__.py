@@ -1,9 +1,9 @@
 import os
 import sys
 
-from .signals import held_interrupts
-
 try:
+    from .signals import held_interrupts
+
     with held_interrupts():     # an import of numba cut short can crash the interpreter at exit
         from .cli import main
 except KeyboardInterrupt:

@@ -474,14 +474,15 @@ def test_rule_tables_damaged(tables_file, tmp_path, target, kind, message):
 # -- pruners ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def pruner_folder(tmp_path_factory, sample_dir):
-    import plgraph
-    from plgraph.pruners import PrunerConfig, train_pruners
+    """A copy of the quick-mode coarse models the whole suite shares (trained once per
+    code version into plgraph's cache; training another set here would compile the
+    dependency trainer's parallel kernel a second time, minutes on a loaded machine)."""
+    from plgraph.pruners.notebook import notebook_models, notebook_models_folder
 
+    notebook_models(quick=True, progress=False)
     folder = tmp_path_factory.mktemp("pruners") / "p"
-    train = plgraph.corpus("train").graphs()[:20]
-    dev = plgraph.corpus("dev").graphs()[:6]
-    cfg = PrunerConfig(spine_epochs=1, trace_epochs=1, arc_epochs=1, trace_bits=12, spine_bits=12)
-    train_pruners(train, dev, folder, cfg, progress=False)
+    shutil.copytree(notebook_models_folder(quick=True), folder,
+                    ignore=shutil.ignore_patterns("checkpoint-*", "*.lock", ".*"))
     return folder
 
 

@@ -2,10 +2,10 @@
 (:func:`notebook_models`)."""
 from __future__ import annotations
 
-
-
 from .model import PrunerConfig, Pruners
 from .training import train_pruners
+
+
 def notebook_models_folder(quick: bool):
     """The shared folder of :func:`notebook_models`' coarse models (quick or full):
     ``pruners-quick-<code>`` / ``pruners-full-<code>`` in plgraph's cache, ``<code>`` a
