@@ -85,8 +85,8 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     """Interrupted in pass 3: the old model's files are byte for byte as before and it
     loads; ``--overwrite --resume`` continues the new run (pass 2 kept) and replaces it."""
     from plgraph.parser.training import pipeline
-    from plgraph.parser.model import OVERWRITE_DIR
-    from plgraph.parser.parsing.parser import Parser
+    from plgraph.replacement import OVERWRITE_DIR
+    from plgraph.parser.parsing.parser import LinearParser as Parser
 
     m = _copy(quick_model, tmp_path)
     before = _snapshot(m)
@@ -125,10 +125,11 @@ def test_a_replacement_killed_midway_is_refused_by_loaders_and_completed_by_the_
     folder, naming the replacement and how to finish it; ``parser train --overwrite
     --resume`` (the interrupted run continued) only finishes it."""
     from plgraph.errors import ModelFileError
+    from plgraph import replacement
     from plgraph.parser import model as pm
 
     m = _copy(quick_model, tmp_path)
-    work = _copy(quick_model, m, pm.OVERWRITE_DIR)
+    work = _copy(quick_model, m, replacement.OVERWRITE_DIR)
     new = pm.ParserFolder.open(work)
     new.header["seed"] = 7
     new.write_header()
@@ -149,7 +150,7 @@ def test_a_replacement_killed_midway_is_refused_by_loaders_and_completed_by_the_
     assert json.loads((m / "parser.json").read_text())["seed"] == 0          # moved last
     with pytest.raises(ModelFileError, match="--overwrite --resume") as exc:
         pm.ParserModel.load(m)
-    assert exc.value.source == str(m / pm.OVERWRITE_DIR / pm.REPLACING_FILE)
+    assert exc.value.source == str(m / replacement.OVERWRITE_DIR / replacement.REPLACING_FILE)
 
     start = time.perf_counter()
     assert _train(m, pruners_dir, "--overwrite", "--resume") == 0

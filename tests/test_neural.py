@@ -410,7 +410,8 @@ def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, s
     """--overwrite trains beside the finished model: interrupted, the old model is intact
     and loads; completed, the new one is in place and the work folder gone."""
     import plgraph.neural.train as T
-    from plgraph.neural.folder import OVERWRITE_DIR, NeuralFolder
+    from plgraph.neural.folder import NeuralFolder
+    from plgraph.replacement import OVERWRITE_DIR
 
     def run(seed, **kw):
         T.train_neural(T.NeuralTrainConfig(str(tmp_path), network=TINY, limit=6, max_words=8, epochs=1, seed=seed,
@@ -433,6 +434,54 @@ def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, s
     assert NeuralFolder.open(tmp_path).header["options"]["seed"] == 2
     assert (tmp_path / "neural.npz").read_bytes() != before
     assert not (tmp_path / OVERWRITE_DIR).exists()
+
+
+def test_a_neural_replacement_killed_midway_is_refused_then_completed_by_the_next_train(learnt, tmp_path, monkeypatch):
+    """Killed among the renames that put a new neural model in place: loaders refuse the
+    folder, naming the replacement; ``--overwrite --resume`` only completes it, and the
+    new model (and none of the old run's files it lacks) is what loads."""
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    import plgraph.neural.train as T
+    from plgraph import replacement
+    from plgraph.neural.folder import NeuralFolder, replace_model
+    from plgraph.neural.parser import NeuralParser
+
+    m = tmp_path / "m"
+    shutil.copytree(learnt, m)
+    work = Path(replacement.work_dir(m))
+    shutil.copytree(learnt, work)
+    new = NeuralFolder.open(work)
+    new.header["options"] = dict(new.header["options"], seed=77)
+    new.write_header()
+    (work / "curves.csv").unlink()                          # a file of the old model the new one lacks
+    real, moved = os.replace, []
+
+    def killed(src, dst):
+        if len(moved) == 3:
+            raise KeyboardInterrupt                         # stands for SIGKILL: nothing runs after it
+        moved.append(src)
+        real(src, dst)
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        replace_model(work, m)
+    monkeypatch.undo()
+    assert len(moved) == 3 and json.loads((m / "neural.json").read_text())["options"]["seed"] != 77
+    with pytest.raises(ModelFileError, match="--scorer neural .*--overwrite --resume") as exc:
+        NeuralParser.load(m)
+    assert exc.value.source == str(work / replacement.REPLACING_FILE)
+
+    logged = []
+    header = T.train_neural(T.NeuralTrainConfig(str(m), network=TINY, progress=False, overwrite=True, resume=True),
+                            log=logged.append, warn=lambda s: None)
+    assert logged == [f"completed the replacement of the neural model in {m}"]
+    assert header["options"]["seed"] == 77 and not work.exists()
+    assert not (m / "curves.csv").exists()
+    assert NeuralParser.load(m).model_dir == str(m)
 
 
 def test_command_line_evaluates_and_parses_with_the_neural_model(learnt, tmp_path, capsys):

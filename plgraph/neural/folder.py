@@ -22,13 +22,15 @@ atomically, :mod:`plgraph.atomic`).
     finished epoch: ``resume`` continues from there.
 ``curves.csv``
     the curves as a table.
+``.plgraph-overwrite/`` (:data:`~plgraph.replacement.OVERWRITE_DIR`)
+    only while ``parser train --scorer neural --overwrite`` trains a new model to replace
+    the finished one: the new run's folder, of this same layout (:func:`replace_model`).
 """
 from __future__ import annotations
 
 import csv
 import io
 import os
-import shutil
 
 import numpy as np
 
@@ -37,6 +39,7 @@ from ..errors import ModelFileError
 from ..modelfile import check_crc32, content_crc32, load_header, load_json, load_npz
 from ..parser.model import file_crc32
 from ..parser.scoring.labels import LabelVocab
+from ..replacement import refuse_pending, replace_folder
 from ..rules.tables import RuleTables
 
 FORMAT = "plgraph-neural"
@@ -118,7 +121,10 @@ class NeuralFolder:
     @classmethod
     def open(cls, path) -> "NeuralFolder":
         """Read ``neural.json`` (ModelFileError naming it when missing or damaged) and
-        check the CRC-32 of the files tied to it."""
+        check the CRC-32 of the files tied to it; ModelFileError naming the list of files
+        while a new model is replacing the folder's (:func:`replace_model`)."""
+        refuse_pending(path, f"python -m plgraph parser train --scorer neural --model-dir {os.fspath(path)} "
+                             f"--overwrite --resume")
         hpath = os.path.join(os.fspath(path), HEADER)
         doc = load_header(hpath, HEADER_KEYS, "neural model header", FORMAT, FORMAT_VERSION, "neural model")
         check_crc32(doc, hpath, content_crc32(None, doc, HEADER_CRC_KEYS), "this model's files")
@@ -177,27 +183,19 @@ class NeuralFolder:
         return arrays, state
 
 
-#: where ``overwrite`` trains a new model beside a finished one (inside the folder)
-OVERWRITE_DIR = ".plgraph-overwrite"
-#: the files of a neural model folder, the header last (what :func:`replace_model` moves)
-MODEL_FILES = ("labels.json", "rules.npz", "rules.npz.json", "tagger.json", WEIGHTS, CHECKPOINT_NPZ, CHECKPOINT,
-               "curves.csv", HEADER)
+#: the files of an earlier run that a replacing model may lack (:func:`replace_model` deletes them)
+_RUN_FILES = r"tagger\.json|checkpoint\.(json|npz)|curves\.csv"
 
 
 def replace_model(work, folder) -> None:
-    """Put the complete model trained into ``work`` in place of ``folder``'s: each file of
-    :data:`MODEL_FILES` moved by one rename, ``neural.json`` last (until then ``folder``
-    loads as the old model or, for the moment of the renames, is refused by the CRC
-    checks of :meth:`NeuralFolder.open` -- never read as a mix), then ``work`` removed.
-    Ctrl-C waits for the end."""
-    from ..learn.interrupts import deferred_interrupts
-
-    with deferred_interrupts():
-        for name in MODEL_FILES:
-            src = os.path.join(os.fspath(work), name)
-            if os.path.lexists(src):
-                os.replace(src, os.path.join(os.fspath(folder), name))
-        shutil.rmtree(work, ignore_errors=True)
+    """Put the complete model trained into ``work`` (``folder``'s
+    :data:`~plgraph.replacement.OVERWRITE_DIR`) in place of ``folder``'s
+    (:func:`plgraph.replacement.replace_folder`: each file moved by one rename,
+    ``neural.json`` last, then the old run's tagger, checkpoint and curves the new run has
+    not deleted); call it holding ``folder``'s lock.  A run killed midway leaves the
+    replacement for the next ``parser train --scorer neural`` into ``folder`` to complete;
+    until then :meth:`NeuralFolder.open` refuses the folder, naming it."""
+    replace_folder(work, folder, header=HEADER, stale=_RUN_FILES)
 
 
-__all__ = ["NeuralFolder", "replace_model", "OVERWRITE_DIR", "MODEL_FILES", "is_neural_folder", "neural_dir", "SUBDIR", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["NeuralFolder", "replace_model", "is_neural_folder", "neural_dir", "SUBDIR", "FORMAT", "FORMAT_VERSION"]

@@ -208,15 +208,20 @@ def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = prin
     (OutputError) unless ``resume`` (continue its training) or ``overwrite``: then the
     new model trains into ``M/.plgraph-overwrite`` and replaces the old one only once
     complete (:func:`~plgraph.neural.folder.replace_model`); ``overwrite`` with ``resume``
-    continues such a run that was interrupted."""
+    continues such a run that was interrupted.  A replacement that a killed run left half
+    done is completed first (and is all that ``overwrite`` with ``resume`` then does)."""
     from ..lock import folder_lock
-    from .folder import OVERWRITE_DIR, NeuralFolder, is_neural_folder, replace_model
+    from ..replacement import finish_replacement, work_dir
+    from .folder import NeuralFolder, is_neural_folder, replace_model
 
     mdir = config.model_dir
     new = _first_missing(mdir)
     os.makedirs(mdir, exist_ok=True)
     try:
         with deferred_interrupts(), folder_lock(mdir, "neural model folder"):
+            if finish_replacement(mdir) and config.overwrite and config.resume:   # what was left of an overwrite run
+                log(f"completed the replacement of the neural model in {mdir}")
+                return NeuralFolder.open(mdir).header
             try:
                 finished = is_neural_folder(mdir) and NeuralFolder.open(mdir).trained
             except ModelFileError:                          # a damaged model is still somebody's
@@ -226,12 +231,13 @@ def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = prin
                     raise InputError(f"--resume: {mdir} holds no neural model to continue (no neural.json); leave "
                                      f"--resume out to train a new one")
                 return _train(config, log, warn)
-            work = os.path.join(mdir, OVERWRITE_DIR)        # the old model stays until the new one is complete
+            work = work_dir(mdir)                           # the old model stays until the new one is complete
             if not config.resume:
                 shutil.rmtree(work, ignore_errors=True)
             _train(replace(config, model_dir=work, overwrite=False, resume=config.resume and is_neural_folder(work)),
                    log, warn)
             replace_model(work, mdir)
+            log(f"replaced the neural model in {mdir}")
             return NeuralFolder.open(mdir).header
     except BaseException:
         if new is not None and not is_neural_folder(mdir):  # a run that made its folder and started no model

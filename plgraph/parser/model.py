@@ -29,9 +29,10 @@ pickle; every file written atomically, :mod:`plgraph.atomic`):
     the training curves of every pass (column ``model`` names the pass).
 ``pruners/``
     the coarse models, when ``parser train`` trained them (no ``--pruners``).
-``.plgraph-overwrite/`` (:data:`OVERWRITE_DIR`)
+``.plgraph-overwrite/`` (:data:`~plgraph.replacement.OVERWRITE_DIR`)
     only while ``parser train --overwrite`` trains a new model to replace the finished one
-    in ``M``: the new run's folder, of this same layout (:func:`replace_model`).
+    in ``M``: the new run's folder, of this same layout (:func:`replace_model`,
+    :mod:`plgraph.replacement`).
 
 Every reader of a folder loads it with :meth:`ParserModel.load`, which reads and checks
 every file of the model before the caller does any work.
@@ -54,6 +55,7 @@ from ..learn.learners import plain_read_args
 from ..learn.loop import write_curves, write_log
 from ..modelfile import (check_array, check_crc32, content_crc32, load_header, load_json, load_npz, model_errors,
                          require_file)
+from ..replacement import OVERWRITE_DIR, refuse_pending, remove_matching, replace_folder
 from ..rules.tables import RuleTables
 from .scoring.labels import LabelVocab
 
@@ -79,12 +81,8 @@ CHECKPOINT_KEYS = {"epoch": int, "model": str, "learner": dict, "learner_config"
                    "n_weights": int, "curves": list}
 CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "learner", "learner_config", "config",
                        "n_weights", "seed", "curves")
-#: the sub-folder a run replacing a finished model trains into (:func:`replace_model`)
-OVERWRITE_DIR = ".plgraph-overwrite"
 #: the sub-folder holding a training run's prepared sentences (shards, :mod:`plgraph.shards`)
 PREPARED_DIR = "prepared"
-#: in :data:`OVERWRITE_DIR`: the files of the new model, written when they start replacing the old ones
-REPLACING_FILE = "replacing.json"
 
 
 def pass_files(name: str) -> tuple[str, ...]:
@@ -120,18 +118,6 @@ def _stored_path(path, folder) -> str:
     return os.path.relpath(path, folder) if os.path.commonpath([path, folder]) == folder else path
 
 
-def _remove_matching(folder, pattern: str, keep=()) -> None:
-    """Delete the files of ``folder`` whose whole name matches the regular expression,
-    but those named in ``keep``."""
-    folder = os.fspath(folder)
-    if not os.path.isdir(folder):
-        return
-    stale = re.compile(pattern)
-    for name in os.listdir(folder):
-        if stale.fullmatch(name) and name not in keep:
-            os.unlink(os.path.join(folder, name))
-
-
 def _pass_files_pattern(name_pattern: str) -> str:
     """The files of the passes whose names match ``name_pattern``: weights and checkpoints."""
     return rf"({name_pattern})\.npz|checkpoint-({name_pattern})(-\d+)?\.(json|npz)"
@@ -149,7 +135,7 @@ def clear_previous_run(folder) -> None:
     ``--resume`` mixes the two runs.  Other files are overwritten by the run itself;
     ``pruners/`` is left to the coarse models' own training.  Prepared sentences a run
     kept (:data:`PREPARED_DIR`) go too."""
-    _remove_matching(folder, _RUN_FILES)
+    remove_matching(folder, _RUN_FILES)
     shutil.rmtree(os.path.join(os.fspath(folder), OVERWRITE_DIR), ignore_errors=True)
     shutil.rmtree(os.path.join(os.fspath(folder), PREPARED_DIR), ignore_errors=True)
 
@@ -173,57 +159,14 @@ def holds_finished_model(folder, passes) -> bool:
 # ---------------------------------------------------------------------------------------------
 def replace_model(work, folder) -> None:
     """Put the complete model a run trained into ``work`` (``folder``'s
-    :data:`OVERWRITE_DIR`) in place of the model of ``folder``; call it holding
-    ``folder``'s lock.
-
-    Contract: until this is called ``folder``'s old model is untouched (the new run never
-    writes outside ``work``) and loads.  Here ``work/replacing.json`` first lists the new
-    model's files; then each is moved into ``folder`` by one rename (a sub-folder such as
-    ``pruners/`` by two), ``parser.json`` last; then the old run's pass files and tagger
-    the new run has not are deleted, and ``work``.  Nothing is copied or computed: the
-    folder holds a mix of the two models only for the time of these renames, and never
-    loses a file of the new model.  Ctrl-C waits for the end.  A run killed midway leaves
-    the list: loaders refuse the folder, naming it (:meth:`ParserFolder.open`), and the
-    next ``parser train`` into ``folder`` first completes the replacement
-    (:func:`finish_replacement`; ``--overwrite --resume`` then stops there)."""
-    from ..learn.interrupts import deferred_interrupts
-
-    names = sorted(n for n in os.listdir(work) if not n.startswith(".") and n != "parser.json")
-    with deferred_interrupts():
-        atomic_json(os.path.join(os.fspath(work), REPLACING_FILE), {"files": names + ["parser.json"]})
-        finish_replacement(folder)
-
-
-def finish_replacement(folder) -> bool:
-    """Complete a replacement of ``folder``'s model begun by :func:`replace_model` (the
-    moves not yet done, then the clean-up); False when none is pending.  Call it holding
-    ``folder``'s lock."""
-    work = os.path.join(os.fspath(folder), OVERWRITE_DIR)
-    listing = os.path.join(work, REPLACING_FILE)
-    if not os.path.exists(listing):
-        return False
-    names = load_json(listing, {"files": list}, "list of a replacing model's files")["files"]
-    for name in names:
-        src, dst = os.path.join(work, name), os.path.join(os.fspath(folder), name)
-        if not os.path.lexists(src):            # moved before the run was killed
-            continue
-        if os.path.isdir(dst) and not os.path.islink(dst):
-            old = os.path.join(work, f".replaced-{name}")
-            shutil.rmtree(old, ignore_errors=True)
-            os.replace(dst, old)
-        os.replace(src, dst)
-    _remove_matching(folder, _RUN_FILES, keep=set(names))
-    for name in os.listdir(work):               # the list last: a kill here leaves it to finish the clean-up
-        path = os.path.join(work, name)
-        if name == REPLACING_FILE:
-            continue
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path)
-        else:
-            os.unlink(path)
-    os.unlink(listing)
-    os.rmdir(work)
-    return True
+    :data:`~plgraph.replacement.OVERWRITE_DIR`) in place of the model of ``folder``
+    (:func:`plgraph.replacement.replace_folder`: each file moved by one rename, a
+    sub-folder such as ``pruners/`` by two, ``parser.json`` last; then the old run's pass
+    files and tagger the new run has not are deleted); call it holding ``folder``'s lock.
+    A run killed midway leaves the replacement for the next ``parser train`` into
+    ``folder`` to complete (``--overwrite --resume`` then stops there); until then
+    loaders refuse the folder (:meth:`ParserFolder.open`)."""
+    replace_folder(work, folder, header="parser.json", stale=_RUN_FILES)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,7 +250,7 @@ class ParserFolder:
         later = trained[trained.index(name) + 1:] if name in trained else []
         for other in later:
             self.header["passes"].pop(other, None)
-            _remove_matching(self.path, _pass_files_pattern(re.escape(other)))
+            remove_matching(self.path, _pass_files_pattern(re.escape(other)))
         del trained[len(trained) - len(later):]
         return later
 
@@ -321,11 +264,7 @@ class ParserFolder:
         folder's (:func:`replace_model`; naming its list of files)."""
         path = os.fspath(path)
         jpath = os.path.join(path, "parser.json")
-        listing = os.path.join(path, OVERWRITE_DIR, REPLACING_FILE)
-        if os.path.exists(listing):
-            raise ModelFileError(f"a new model is replacing the one in {path} (or its run was killed while doing "
-                                 f"it): run python -m plgraph parser train --model-dir {path} --overwrite --resume "
-                                 f"to complete the replacement", source=listing)
+        refuse_pending(path, f"python -m plgraph parser train --model-dir {path} --overwrite --resume")
         if not os.path.exists(jpath):
             raise ModelFileError(f"not a plgraph parser model folder: {jpath} is missing", source=path)
         doc = load_header(jpath, HEADER_KEYS, "parser model header", FORMAT, FORMAT_VERSION, "parser model")
@@ -425,7 +364,7 @@ class ParserModel:
         unless ``pruners=False``, and ``tagger.json`` (or ``tagger.json.xz``) when there is
         one unless ``tagger=False``.  Every command that reads a model folder loads it here first
         (``parser stats|evaluate|tagger``, and ``parse`` through
-        :meth:`plgraph.parser.parsing.parser.Parser.load`).  Damaged or missing files raise
+        :meth:`plgraph.parser.parsing.parser.LinearParser.load`).  Damaged or missing files raise
         :class:`~plgraph.errors.ModelFileError` naming the file; coarse models other than
         those the parser was trained with too."""
         from ..pruners import Pruners
@@ -501,5 +440,5 @@ def folder_files(passes) -> tuple[str, ...]:
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ParserFolder", "ParserModel", "pruners_fingerprint", "clear_previous_run",
            "stored_config", "stored_pass_config",
-           "folder_files", "pass_files", "holds_finished_model", "replace_model", "finish_replacement",
-           "OVERWRITE_DIR", "PREPARED_DIR", "REPLACING_FILE"]
+           "folder_files", "pass_files", "holds_finished_model", "replace_model",
+           "PREPARED_DIR"]

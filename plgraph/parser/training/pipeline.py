@@ -130,7 +130,8 @@ def train(config: TrainConfig, *, log: Callable[[str], None] = print,
     from ...atomic import check_writable_dir
     from ...errors import OutputError
     from ...lock import folder_lock
-    from ..model import OVERWRITE_DIR, finish_replacement, holds_finished_model, replace_model
+    from ...replacement import finish_replacement, work_dir
+    from ..model import holds_finished_model, replace_model
 
     what = "parser model folder"
     M = config.model_dir
@@ -147,7 +148,7 @@ def train(config: TrainConfig, *, log: Callable[[str], None] = print,
                               f"into it would replace it: give --overwrite to train a new model in its place (the "
                               f"old one stays, and loads, until the new one is complete), or --resume to continue "
                               f"its training")
-        work = os.path.join(M, OVERWRITE_DIR)
+        work = work_dir(M)
         if not config.resume:
             shutil.rmtree(work, ignore_errors=True)     # an earlier unfinished overwrite: start afresh
         _train_into(replace(config, model_dir=work), what, log, warn)
