@@ -32,15 +32,9 @@ def measure(model_dir: str, scorer: str, limit: int) -> dict:
     import plgraph
 
     start = time.perf_counter()
-    if scorer == "neural":
-        from plgraph.neural.folder import neural_dir
-        from plgraph.neural.parser import NeuralParser
+    from plgraph.parser import Parser
 
-        parser = NeuralParser.load(neural_dir(model_dir))
-    else:
-        from plgraph.parser.parsing.parser import Parser
-
-        parser = Parser.load(model_dir)
+    parser = Parser.load(model_dir, scorer=scorer)
     load = time.perf_counter() - start
     sents = plgraph.corpus("test").sentences()
     if limit:

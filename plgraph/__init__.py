@@ -3,6 +3,8 @@
 Main entry points::
 
     import plgraph
+    parser = plgraph.load()                 # the released graph parser (its neural scorer with PyTorch)
+    print(parser.parse_tree("Who did you see ?".split()))     # PTB tree, null elements, co-indices
     dev = plgraph.corpus("dev")            # PTB sample sentences with .id, .tree, .graph
     g = dev["wsj_0140.0"].graph            # words, tags, spines, edge arrays
     plgraph.classify(g).category           # 'projective graph', ...
@@ -30,7 +32,19 @@ _EXPORTS = {
 }
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = [name for names in _EXPORTS.values() for name in names]
+__all__ = ["load"] + [name for names in _EXPORTS.values() for name in names]
+
+
+def load(model_dir=None, *, scorer: str | None = None, max_words: int | None = None):
+    """A trained graph parser ready to parse: the model folder ``model_dir`` (default:
+    plgraph's released model) with scorer ``scorer`` (``linear`` or ``neural``; default:
+    the neural one when the folder holds it and PyTorch is installed, as ``python -m
+    plgraph parse`` chooses).  The same as :meth:`plgraph.parser.Parser.load`;
+    ``max_words``: longer sentences get the fallback parse (default: the parser's)."""
+    from .parser.parsing.parser import Parser
+
+    kw = {} if max_words is None else {"max_words": int(max_words)}
+    return Parser.load(model_dir, scorer=scorer, **kw)
 
 
 def __getattr__(name: str):

@@ -203,7 +203,7 @@ def test_predicted_graphs_over_gold_in_a_real_browser(sample_dir, tmp_path):
 
     _need_browser()
     assert os.environ.get("PLGRAPH_QUICK") == "1", "the notebook's quick mode parses with the released model"
-    parser = Parser.load(default_model_dir())
+    parser = Parser.load(default_model_dir(), scorer="linear")
     test = {s.id: s for s in plgraph.corpus("test").sentences()[:40]}
     with _voila("08_graph_parsing.ipynb", tmp_path) as url, _explorer_page(url, 300_000) as (page, explorer):
         assert "errors" in explorer.inner_text()

@@ -78,3 +78,41 @@ def test_the_quick_model_was_trained_by_the_library_with_the_notebook_config(qui
     doc = json.loads((quick_model / "parser.json").read_text(encoding="utf-8"))
     assert (doc["limit"], doc["max_words"], doc["trained"]) == (QUICK_LIMIT, QUICK_MAX_WORDS, ["pass2", "pass3"])
     assert doc["passes"]["pass2"]["config"]["bits"] == 18 and doc["passes"]["pass3"]["config"]["trace_bias"] == 0.0
+
+
+def test_the_python_api_loads_the_scorer_parse_uses_both_with_and_without_pytorch():
+    """``Parser.load(default_model_dir())`` and ``plgraph.load()`` pick the released
+    folder's scorer as ``python -m plgraph parse`` does: the neural one when PyTorch is
+    installed, the linear one when it is not (here: made unimportable); ``scorer=``
+    chooses."""
+    pytest.importorskip("torch", reason="the neural scorer needs PyTorch: pip install 'plgraph[neural]'")
+    import plgraph
+    from plgraph.neural.parser import NeuralParser
+    from plgraph.parser import LinearParser, Parser
+    from plgraph.parser.parsing.scorers import default_scorer, scorers_in
+    from plgraph.release import default_model_dir
+
+    folder = default_model_dir()
+    assert scorers_in(folder) == ("linear", "neural") and default_scorer(folder) == "neural"
+    parser = Parser.load(folder)
+    assert type(parser) is NeuralParser and parser.scorer == "neural" and isinstance(parser, Parser)
+    assert type(plgraph.load()) is NeuralParser
+    assert parser.parse_tree("The cat sat .".split()).words() == ["The", "cat", "sat", "."]
+    with pytest.raises(ValueError, match="scorer 'tree': expected one of linear, neural"):
+        Parser.load(folder, scorer="tree")
+    code = ("import sys; sys.modules['torch'] = None\n"       # find_spec('torch') is then None
+            "import plgraph\nfrom plgraph.parser import Parser\nfrom plgraph.release import default_model_dir\n"
+            "a, b = Parser.load(default_model_dir()), plgraph.load()\n"
+            "print(type(a).__name__, type(b).__name__, a.scorer)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["LinearParser", "LinearParser", "linear"]
+    assert issubclass(LinearParser, Parser)
+
+
+def test_parser_load_takes_a_folder_with_one_scorer(quick_model):
+    """A folder holding only the linear scorer loads it whatever is installed."""
+    from plgraph.parser import LinearParser, Parser
+    from plgraph.parser.parsing.scorers import default_scorer
+
+    assert default_scorer(quick_model) == "linear"
+    assert type(Parser.load(quick_model)) is LinearParser

@@ -477,7 +477,7 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
     """No derivation at all, or a pass-2 graph with crossing structural edges (no tree):
     pass 1's projective tree with the first spines; the reason says why."""
     from plgraph.parser.parsing.baseline import baseline_graph
-    from plgraph.parser.parsing.parser import Parser
+    from plgraph.parser.parsing.parser import LinearParser as Parser
 
     s = next(s for s in dev_sentences if 8 <= len(s.graph.words) <= 15)
     words, tags = s.graph.words, s.graph.tags

@@ -18,8 +18,9 @@ Layout (one job per module):
 * :mod:`~plgraph.neural.folder`: the model folder (``.npz`` + JSON, never a pickle);
 * :mod:`~plgraph.neural.train`: :func:`~plgraph.neural.train.train_neural` with its
   :class:`~plgraph.neural.train.NeuralTrainConfig` (checkpoints, ``resume``, Ctrl-C);
-* :mod:`~plgraph.neural.parser`: :class:`~plgraph.neural.parser.NeuralParser`, a parser with
-  the interface of :class:`plgraph.parser.parsing.parser.Parser`.
+* :mod:`~plgraph.neural.parser`: :class:`~plgraph.neural.parser.NeuralParser`, a
+  :class:`plgraph.parser.parsing.parser.Parser` (what :meth:`~plgraph.parser.parsing.parser.Parser.load`
+  gives for a folder's neural scorer).
 
 Only :mod:`~plgraph.neural.network` and what imports it need torch;
 :func:`require_torch` is the one place that says how to get it.

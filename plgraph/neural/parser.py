@@ -15,7 +15,7 @@ linear parser's step of the same rank): the best projective tree of the head sco
 (Eisner) with each edge's most probable label and each word's most probable spine, no
 traces (:meth:`NeuralParser.baseline`, also the evaluation's baseline column); then the
 reference's flat NP (``fallback``).  Parsing many sentences runs them in threads
-(:meth:`~plgraph.parser.parsing.parser.ParserBase.parse_many`); torch uses ``threads``
+(:meth:`~plgraph.parser.parsing.parser.Parser.parse_many`); torch uses ``threads``
 intra-op threads (default 1).
 """
 from __future__ import annotations
@@ -26,15 +26,16 @@ from functools import cached_property
 import numpy as np
 
 from ..graph import Graph
-from ..parser.parsing.parser import DEFAULT_MAX_WORDS, GAVE_UP_REASON, ParserBase
+from ..parser.parsing.parser import DEFAULT_MAX_WORDS, GAVE_UP_REASON, Parser
 from .prune import PruneConfig, SentenceScores, candidate_sentence, chart_tables, head_pairs, relaxed, trace_pairs
 
 
-class NeuralParser(ParserBase):
+class NeuralParser(Parser):
     """A trained neural parser (``python -m plgraph parser train --scorer neural``); load
     with :meth:`load`.  ``prune``: the pruning and decoding options
     (:class:`~plgraph.neural.prune.PruneConfig`, the folder's tuned ones by default)."""
 
+    scorer = "neural"
     #: what :meth:`baseline` is, for the evaluation's table
     baseline_description = "the network's projective tree (Eisner) + most probable labels and spines, no traces"
 

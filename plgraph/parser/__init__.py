@@ -4,7 +4,7 @@
 
     from plgraph.parser import Parser, TrainConfig, train, evaluate_split
     folder = train(TrainConfig(model_dir="runs/parser"))        # the whole pipeline
-    parser = Parser.load(folder)
+    parser = Parser.load(folder)            # the folder's scorer: linear here (scorer= to choose)
     result = parser.parse_result("Who did you see ?".split())   # tags from the model's tagger
     print(result.tree.to_string())                              # PTB tree, null elements and co-indices
 
@@ -15,7 +15,8 @@ The package's folders show its structure:
   interface a scorer offers is :class:`~plgraph.parser.scoring.scorer.PassScorer`);
 * :mod:`~plgraph.parser.training` -- :func:`train` and its parts;
 * :mod:`~plgraph.parser.model` -- the model folder (:class:`ParserModel`);
-* :mod:`~plgraph.parser.parsing` -- :class:`Parser`, the POS tagger, input readers, Dask jobs;
+* :mod:`~plgraph.parser.parsing` -- :class:`Parser` (:meth:`Parser.load` picks the folder's
+  scorer: :class:`LinearParser` or the neural one), the POS tagger, input readers, Dask jobs;
 * :mod:`~plgraph.parser.analysis` -- :func:`evaluate_split`, :func:`split_stats`, errors, plots;
 * :mod:`~plgraph.parser.cli` -- the command line, which only calls the above.
 
@@ -33,7 +34,7 @@ _EXPORTS = {
     ".model": ("ParserModel",),
     ".notebook_model": ("notebook_parser",),
     ".parsing.inputs": ("read_input",),
-    ".parsing.parser": ("Parser", "ParseResult"),
+    ".parsing.parser": ("Parser", "LinearParser", "ParseResult"),
     ".scoring.pass2": ("Pass2Config",),
     ".scoring.pass3": ("Pass3Config",),
     ".training.pipeline": ("TrainConfig", "train"),

@@ -8,7 +8,7 @@ Every weight archive is rewritten packed (:mod:`plgraph.packing`: non-zero weigh
 in the release's value precision, LZMA) and the POS tagger LZMA-compressed
 (``tagger.json.xz``).  The checksums each model's JSON keeps of its arrays are
 recomputed on the arrays as the loaders will read them back, so the packed folder loads
-through the ordinary loaders (:class:`~plgraph.parser.parsing.parser.Parser`,
+through the ordinary loaders (:class:`~plgraph.parser.parsing.parser.LinearParser`,
 :class:`~plgraph.neural.parser.NeuralParser`) with every check they make.
 """
 from __future__ import annotations

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 
-from ..parsing.parser import STATUSES, ParserBase
+from ..parsing.parser import STATUSES, Parser
 
 #: published figures: (value, what and where)
 SEED = {
@@ -50,7 +50,7 @@ SEED = {
 BASELINE = "pass 1's tree + most probable spines, no traces"
 
 
-def parse_sentences(parser: ParserBase, sentences, *, predicted_tags: bool = False, jobs: int = 1,
+def parse_sentences(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1,
                     progress=None) -> list:
     """:class:`~plgraph.parser.parsing.parser.ParseResult` of every corpus sentence (words from its
     graph; tags gold, or the parser's tagger's with ``predicted_tags``)."""
@@ -99,9 +99,9 @@ def results_of_graphs(graphs, status: str) -> list:
     return out
 
 
-def reference_points(parser: ParserBase, sentences, results) -> dict:
+def reference_points(parser: Parser, sentences, results) -> dict:
     """Scores (:func:`score_results`) of the oracle and of the baseline
-    (:mod:`~plgraph.parser.analysis.oracle`, the parser's :meth:`~plgraph.parser.parsing.parser.ParserBase.baseline`:
+    (:mod:`~plgraph.parser.analysis.oracle`, the parser's :meth:`~plgraph.parser.parsing.parser.Parser.baseline`:
     pass 1's tree for the linear parser) on ``sentences``; the baseline reads the tags
     the parser was given (``results``)."""
     from .oracle import oracle_graph
@@ -116,7 +116,7 @@ def status_counts(results) -> dict:
     return {st: sum(r.status == st for r in results) for st in STATUSES}
 
 
-def evaluate_split(parser: ParserBase, sentences, *, predicted_tags: bool = False, jobs: int = 1, ceiling: bool = True,
+def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1, ceiling: bool = True,
                    progress=None, parse_items=None) -> tuple[dict, list]:
     """Parse and score ``sentences`` (module docstring): ``(doc, results)``, a JSON-ready
     dict and the :class:`~plgraph.parser.parsing.parser.ParseResult` s.  ``parse_items(items) ->

@@ -97,7 +97,7 @@ def point(fraction: float, root=None, *, ptb=None, jobs: int = 2, log=print) -> 
         from ... import corpus
 
         test = [s for s in corpus("test", ptb).sentences() if len(s.graph.words) <= MAX_WORDS]
-        doc, _ = evaluate_split(Parser.load(folder), test, jobs=jobs, ceiling=False)
+        doc, _ = evaluate_split(Parser.load(folder, scorer="linear"), test, jobs=jobs, ceiling=False)
         doc["fraction"], doc["train_sentences"] = fraction, k
         atomic_json(result, doc)
     doc = json.loads(result.read_text(encoding="utf-8"))

@@ -330,29 +330,24 @@ def use_released_model(args) -> bool:
 def scorers_of(args) -> list[str]:
     """The scorers ``--scorer`` asks for in ``--model-dir`` M (``linear``: M's passes,
     ``neural``: ``M/neural``, :func:`plgraph.neural.folder.neural_dir`); without
-    ``--scorer``: ``["neural"]`` when M holds a neural model and PyTorch is installed (and
-    no ``--dask``: Dask workers parse with the linear scorer) or M holds only a neural
-    model, else ``["linear"]``; both for ``parser evaluate`` (``both=True`` on its
-    arguments) when M holds both."""
-    from importlib.util import find_spec
-
-    from ...neural.folder import is_neural_folder, neural_dir
+    ``--scorer``: :func:`~plgraph.parser.parsing.scorers.default_scorer` (the neural one
+    when M holds it and PyTorch is installed), but ``linear`` under ``--dask`` when M
+    holds it (Dask workers parse with the linear scorer); both for ``parser evaluate``
+    (``both=True`` on its arguments) when M holds both."""
+    from ..parsing.scorers import default_scorer, scorers_in
 
     if getattr(args, "scorer", None):
         return [args.scorer]
-    has_neural = is_neural_folder(neural_dir(args.model_dir))
-    has_linear = os.path.isfile(os.path.join(args.model_dir, "parser.json"))
-    if has_neural and not has_linear:
-        return ["neural"]
-    if has_neural and getattr(args, "both", False):
-        return ["linear", "neural"]
-    if has_neural and getattr(args, "dask", None) is None and find_spec("torch") is not None:
-        return ["neural"]
-    return ["linear"]
+    held = scorers_in(args.model_dir)
+    if len(held) == 2 and getattr(args, "both", False):
+        return list(held)
+    if "linear" in held and getattr(args, "dask", None) is not None:
+        return ["linear"]
+    return [default_scorer(args.model_dir)]
 
 
 def _load_parser(args, scorer: str = "linear"):
-    """The model folder's parser -- :class:`~plgraph.parser.parsing.parser.Parser`, or with
+    """The model folder's parser -- :class:`~plgraph.parser.parsing.parser.LinearParser`, or with
     ``scorer`` neural :class:`~plgraph.neural.parser.NeuralParser` of ``M/neural`` -- with
     the decode settings of the command line (checked before the model is read).  Ctrl-C
     while it loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled

@@ -1,6 +1,12 @@
 """Parsing text with a trained model: :class:`Parser` (``Parser.load(M).parse(words)``).
 
-One sentence goes through the whole cascade (design notes ``1ec-parser.md`` §3-§4, §7.1):
+:meth:`Parser.load` gives the parser of a model folder's scorer: :class:`LinearParser`
+(the reproduced thesis's cascade of linear passes) or
+:class:`~plgraph.neural.parser.NeuralParser` (the network's scores in the same chart); both
+share what this base class does with a sentence (checked input, tags, the fallback ladder,
+the output check, threads).
+
+One sentence goes through the linear scorer's cascade:
 
 1. tags: given, or from the model folder's POS tagger (:mod:`plgraph.parser.parsing.tagger`);
 2. pass 1 and the trace and spine classifiers (``Pruners.prune``);
@@ -98,18 +104,34 @@ def graph_result(graph: Graph, status: str, reason: str = "", start: float | Non
                        list(graph.warnings), repairs, output_problems(graph, tree))
 
 
-class ParserBase:
-    """What every parser of graphs with traces offers (the linear :class:`Parser`, the
-    neural :class:`plgraph.neural.parser.NeuralParser`): checked input, tags from the
-    model's tagger, a :class:`ParseResult` for every sentence whatever happens, and
-    parsing many sentences in threads.  A subclass sets ``tagger``, ``max_words``,
-    ``model_dir``, ``options`` (the conversion options) and ``vocab`` (the edge labels)
-    and implements :meth:`_cascade` and :meth:`baseline`."""
+class Parser:
+    """A trained parser of graphs with traces, ready to parse: load one with
+    :meth:`Parser.load`, which picks the model folder's scorer (:class:`LinearParser`, the
+    neural :class:`~plgraph.neural.parser.NeuralParser`).  Every parser offers checked
+    input, tags from the model's tagger, a :class:`ParseResult` for every sentence
+    whatever happens, and parsing many sentences in threads.  A subclass sets ``tagger``,
+    ``max_words``, ``model_dir``, ``options`` (the conversion options) and ``vocab`` (the
+    edge labels) and implements :meth:`_cascade`, :meth:`baseline` and :meth:`known_tags`."""
 
     tagger = None
     max_words: int = DEFAULT_MAX_WORDS
     model_dir: str | None = None
     options: dict = {}
+    #: the scorer's name (``linear``, ``neural``)
+    scorer: str = ""
+
+    @classmethod
+    def load(cls, model_dir=None, *, scorer: str | None = None, max_words: int = DEFAULT_MAX_WORDS) -> "Parser":
+        """The parser of model folder ``model_dir`` (default: plgraph's released model,
+        :func:`~plgraph.release.record.default_model_dir`) with scorer ``scorer``
+        (``linear`` or ``neural``; default: the one ``python -m plgraph parse`` picks,
+        :func:`~plgraph.parser.parsing.scorers.default_scorer` -- the neural one when the
+        folder holds it and PyTorch is installed).  Every file of the model is read and
+        checked first (:class:`~plgraph.errors.ModelFileError` naming the file).  A
+        subclass's ``load`` loads its own scorer."""
+        from .scorers import load_scorer
+
+        return load_scorer(model_dir, scorer, max_words=max_words)
 
     def _cascade(self, words, tags, sid):
         """``(graph, status, reason, state)``: the parser's graph of a checked sentence
@@ -234,11 +256,15 @@ class ParserBase:
         yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc, unit="sentence")
 
 
-class Parser(ParserBase):
-    """A trained parser (``python -m plgraph parser train``) ready to parse.
+class LinearParser(Parser):
+    """The linear scorer's parser (``python -m plgraph parser train``): the thesis's
+    cascade of passes (module docstring).
 
     ``max_words``: longer sentences get the fallback parse (default
-    :data:`DEFAULT_MAX_WORDS`).  Load with :meth:`load`."""
+    :data:`DEFAULT_MAX_WORDS`).  Load with :meth:`load` (or :meth:`Parser.load` with
+    ``scorer="linear"``)."""
+
+    scorer = "linear"
 
     def __init__(self, model, model2, read2, model3, read3, inventory, tagger=None, *,
                  max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None):
@@ -255,7 +281,7 @@ class Parser(ParserBase):
         self._spine_labels = self.pruners.spine.labels.items
 
     @classmethod
-    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True) -> "Parser":
+    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True) -> "LinearParser":
         """Load the model folder ``model_dir`` (passes 2 and 3 trained) with its coarse
         models and, if the folder has one and ``tagger``, its POS tagger."""
         import os
@@ -322,12 +348,12 @@ class Parser(ParserBase):
     def known_tags(self) -> tuple[set, str | None]:
         return self.pruners.tags.index, self.pruners.tags.unk
 
-    def with_config3(self, **changes) -> "Parser":
+    def with_config3(self, **changes) -> "LinearParser":
         """A copy whose pass 3 runs with other settings (``beam``, ``cube``, ``trace_bias`` ...)."""
         m3 = self.model3.with_config(replace(self.model3.config, **changes))
-        return Parser(self.model, self.model2, self.read2, m3, self.read3, self.inventory, self.tagger,
+        return LinearParser(self.model, self.model2, self.read2, m3, self.read3, self.inventory, self.tagger,
                       max_words=self.max_words, model_dir=self.model_dir)
 
 
-__all__ = ["ParserBase", "Parser", "ParseResult", "fallback_result", "graph_result", "DEFAULT_MAX_WORDS", "STATUSES",
+__all__ = ["Parser", "LinearParser", "ParseResult", "fallback_result", "graph_result", "DEFAULT_MAX_WORDS", "STATUSES",
            "GAVE_UP_REASON"]
