@@ -1,17 +1,18 @@
 """Command line: ``python -m plgraph <command> ...`` (also installed as ``plgraph``).
 
-Commands
---------
-coverage   the two coverage tables of the seed, ours beside the paper's
-convert    PTB <-> SHP conversion of one file, or of every .mrg file under a folder
-parse      parse sentences with a trained graph parser (PTB trees with traces, or SHP)
-figures    regenerate every figure of figures/ (same as ``python -m plgraph.figures``)
-synthetic-treebank  lay out the PTB sample as an LDC treebank at several times its size (for
-           exercising ``--ptb DIR``; a model's accuracy on it means nothing)
+This module only dispatches: each subsystem adds its commands from its own ``cli``
+module, listed in :data:`COMMAND_MODULES`, which defines ``register(subparsers)``; a
+sub-command's ``func(args) -> int`` runs it.  :func:`main` runs one command with the
+standard streams, Ctrl-C and SIGTERM handled alike for every command (exit status 0, 2
+on an error named on standard error, 130 / 143 when interrupted / terminated, 141 when
+standard output's reader stopped).
 
-Each subsystem adds its commands from its own module: a module listed in
-:data:`COMMAND_MODULES` defines ``register(subparsers)``, which adds sub-commands
-whose ``func(args) -> int`` runs them.
+Commands (``python -m plgraph --help`` lists them all): ``coverage`` (the thesis's two
+coverage tables, :mod:`plgraph.coverage.cli`), ``convert`` (PTB <-> SHP,
+:mod:`plgraph.convert.cli`), ``parse`` and ``parser`` (the graph parser,
+:mod:`plgraph.parser.cli`), ``dep`` (the dependency parser), ``lm`` (language models),
+``rules``, ``pruners``, ``eval``, ``release``, ``figures`` and ``synthetic-treebank``
+(:mod:`plgraph.ptb.cli`).
 
 ``coverage``, ``convert`` and ``dep parse`` take ``--dask [ADDRESS]``
 (:mod:`plgraph.dist`): the work goes out in chunks of files (or sentences), the output is
@@ -23,298 +24,30 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-from dataclasses import dataclass
 
-from .dist.cli import (add_resume_option, bad_from_json, bad_to_json, dask_state_dir, dask_summary,
-                       file_items, run_corpus_chunks, write_output)
-from .cliargs import ArgumentParser, positive_int
+from .cliargs import ArgumentParser
 from .errors import OutputError, PlgraphError
 from .signals import TerminationAsInterrupt, held_interrupts
 
+#: what ``python -m plgraph --help`` says above the list of commands
+DESCRIPTION = """plgraph: parsing with traces (null elements and co-indexation) as lexicalised graphs.
 
-def _add_representation_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--heads", default="jkk1",
-                   help="head rules: jkk1/modified (default), collins/cck, jkk0, jkk2..jkk5")
-    p.add_argument("--no-null-reversal", action="store_true", help="keep null-null trace edges unreversed")
-    p.add_argument("--gapping-shift", action="store_true", help="move gapping correlates' indices to their parent")
-    p.add_argument("--strict", action="store_true",
-                   help="treat dangling or duplicated co-indices as errors (the sentence is skipped)")
+Commands (each has --help):
+  parse               parse sentences with a trained graph parser (PTB trees with traces, or SHP)
+  demo                parse three sentences with traces with the released model
+  parser              train, evaluate and inspect graph parser models
+  coverage            the two coverage tables of the thesis, ours beside the paper's
+  convert             PTB <-> SHP conversion of one file, or of every .mrg file under a folder
+  rules, pruners      the 1EC deduction rules; the graph parser's coarse passes
+  dep, lm, eval       dependency parsing; language models; evalb and trace scores
+  release, figures    pack the released model; regenerate every figure of figures/
+  synthetic-treebank  lay out the PTB sample as an LDC treebank (for exercising --ptb DIR)
 
+coverage, convert and dep parse take --dask [ADDRESS]: the output is byte-identical to the
+serial run's, and an interrupted run continues with --resume.
+"""
 
-def _options(args):
-    from .convert import ConversionOptions
-
-    return ConversionOptions(args.heads, not args.no_null_reversal, args.gapping_shift).normalised()
-
-
-def coverage_task(spec: dict, chunk: list) -> dict:
-    """Dask task of ``coverage --dask``: read the chunk's files (``[name, path, size,
-    mtime_ns]`` items) and turn every tree into its :func:`plgraph.coverage.sentence_records`.
-    Returns ``{"bad": [...], "items": [...]}``: the trees that could not be read (as
-    BadSentence lists) and, per readable tree in file order, ``{"records": [...]}`` or
-    ``{"skipped": BadSentence list}`` -- everything the driver needs to assemble the same
-    :class:`~plgraph.coverage.CoverageResult` as the serial run."""
-    from .coverage import sentence_records, skipped_sentence
-    from .errors import InputError
-    from .ptb.reader import BadSentence, read_ptb
-
-    bad, items = [], []
-    for name, path, *_ in chunk:
-        for item in read_ptb(path, on_error="skip"):
-            if isinstance(item, BadSentence):
-                bad.append(bad_to_json(item, name, path))
-                continue
-            try:
-                items.append({"records": sentence_records(item, spec["root"], spec["strict"])})
-            except InputError as err:
-                items.append({"skipped": bad_to_json(skipped_sentence(item, err), name, path)})
-    return {"bad": bad, "items": items}
-
-
-def _coverage_on_dask(args, files, client, state):
-    """The serial run's :class:`CoverageResult` (same tables, same skipped list in the
-    same order), computed by :func:`coverage_task` on chunks of ``--chunk-size`` files
-    (finished chunks kept in ``state``)."""
-    from .coverage import coverage_from_records
-    from .dist.chunks import cut
-
-    run = run_corpus_chunks("coverage", client, coverage_task, {"root": args.root, "strict": bool(args.strict)},
-                            cut(file_items(files), args.chunk_size), state, args, desc="coverage", unit="file")
-    bad, records, skipped = [], [], []
-    for part in run.results:
-        bad.extend(bad_from_json(b) for b in part["bad"])
-        for item in part["items"]:
-            if "records" in item:
-                records.extend(item["records"])
-            else:
-                skipped.append(bad_from_json(item["skipped"]))
-    result = coverage_from_records(records, skipped, args.root)
-    result.skipped = bad + result.skipped
-    return result, run
-
-
-def cmd_coverage(args) -> int:
-    """Both coverage tables.  With ``--dask`` the files go out in chunks
-    (:func:`coverage_task`) and the driver assembles the same result, so the tables and
-    ``--json`` are byte-identical to the serial run's; with ``--json`` the finished chunks
-    are kept in ``JSON.chunks/`` until the JSON is written (``--resume`` continues)."""
-    from .coverage import compute_coverage
-    from .data import ptb_files
-    from .atomic import check_writable, check_writable_dir
-    from .dist.chunks import remove_state
-    from .dist.cli import client_for
-    from .structure import warmup
-
-    state = dask_state_dir(args, args.json, "--json")      # --resume checks, before any work
-    warmup()
-    for out in filter(None, [args.json]):
-        check_writable(out)
-    if args.figures:
-        check_writable_dir(args.figures)
-    files = ptb_files(args.split, args.ptb)
-    start = time.perf_counter()
-    run = None
-    with client_for(args) as client:
-        if client is None:
-            from .corpora import iter_trees
-
-            bad: list = []
-            trees = list(iter_trees(files, progress=args.progress, bad=bad))
-            result = compute_coverage(trees, root=args.root, progress=args.progress, strict=args.strict)
-            result.skipped = bad + result.skipped
-        else:
-            result, run = _coverage_on_dask(args, files, client, state)
-    elapsed = time.perf_counter() - start
-    source = args.ptb or "NLTK PTB sample"
-    if args.json:  # the results first: a failing terminal must not lose them
-        result.write_json(args.json)
-        remove_state(state)
-    if run is not None:
-        dask_summary("coverage", run)
-    print(f"# {source}, split {args.split}: {result.n_sentences} sentences from {len(files)} files "
-          f"({elapsed:.1f} s)")
-    print(result.format_text())
-    if args.json:
-        print(f"\nwrote {args.json}")
-    if args.figures:
-        from .figures import write_coverage_figures
-
-        written = write_coverage_figures(result, args.figures)
-        print("wrote " + ", ".join(os.path.relpath(p) for p in written))
-    return 0
-
-
-# -- convert ------------------------------------------------------------------------------
-@dataclass
-class ConvertedFile:
-    """What :func:`convert_file` made of one input file: the output ``text`` of its
-    converted sentences (in file order), how many there are (``n_sentences``), the
-    ``warnings`` attached to converted sentences (``(sentence id, warning)``, in order)
-    and the ``skipped`` sentences (:class:`~plgraph.ptb.reader.BadSentence`, unreadable
-    or unconvertible, in file order)."""
-
-    text: str
-    n_sentences: int
-    warnings: list
-    skipped: list
-
-    def to_json(self, name: str, path: str) -> dict:
-        """JSON-able form (what a Dask task returns); sources spelled ``name``."""
-        return {"text": self.text, "n": self.n_sentences, "warnings": [list(w) for w in self.warnings],
-                "skipped": [bad_to_json(b, name, path) for b in self.skipped]}
-
-    @classmethod
-    def from_json(cls, doc: dict) -> "ConvertedFile":
-        return cls(doc["text"], doc["n"], [tuple(w) for w in doc["warnings"]],
-                   [bad_from_json(b) for b in doc["skipped"]])
-
-
-def convert_settings(args) -> dict:
-    """The JSON-able settings of a ``convert`` run that :func:`convert_file` needs."""
-    return {"from": args.from_format, "to": args.to, "heads": args.heads,
-            "null_reversal": not args.no_null_reversal, "gapping_shift": bool(args.gapping_shift),
-            "strict": bool(args.strict), "comments": not args.no_comments, "guess_nulls": bool(args.guess_nulls)}
-
-
-def convert_file(src, settings: dict) -> ConvertedFile:
-    """Convert one file (PTB brackets or SHP: ``settings["from"]``, or by extension:
-    ``.shp`` is SHP, anything else PTB) to ``settings["to"]``.  A sentence that cannot be
-    read or converted (a PlgraphError, or a structure too deep to handle) is skipped with
-    its reason instead of stopping the file; an unreadable file raises.  The serial and
-    the ``--dask`` runs of ``convert`` both call this, once per file."""
-    from .convert import ConversionOptions, graph_to_tree, tree_to_graph
-    from .ptb.reader import BadSentence, read_ptb
-    from .shp import format_shp, read_shp
-
-    src = os.fspath(src)
-    fmt_in = settings["from"] or ("shp" if src.endswith(".shp") else "ptb")
-    to, strict, comments = settings["to"], settings["strict"], settings["comments"]
-    opts = ConversionOptions(settings["heads"], settings["null_reversal"], settings["gapping_shift"]).normalised()
-    out_chunks: list[str] = []
-    bad: list = []
-    notes: list[tuple[str, str]] = []  # (sentence id, warning) of converted sentences
-
-    def convert_one(sid, index, work) -> None:
-        """``work() -> (text, warnings)``; a PlgraphError (or a structure too deep to
-        handle) skips the sentence with its reason instead of stopping the run."""
-        try:
-            text, warnings = work()
-        except PlgraphError as err:
-            bad.append(BadSentence(str(sid), src, index, getattr(err, "line", None), getattr(err, "reason", str(err))))
-            return
-        except RecursionError:
-            bad.append(BadSentence(str(sid), src, index, None, "structure nested too deeply to convert"))
-            return
-        out_chunks.append(text)
-        notes.extend((str(sid), w) for w in warnings)
-
-    def ptb_item(item):
-        if to == "ptb":
-            return item.tree.to_string() + "\n", []
-        graph = tree_to_graph(item.tree, opts, sid=item.id, strict=strict)
-        return format_shp(graph, comments=comments), list(graph.warnings)
-
-    def shp_item(graph):
-        if to == "shp":
-            return format_shp(graph, comments=comments), list(graph.warnings)
-        before = len(graph.warnings)
-        tree = graph_to_tree(graph, use_null_positions=not settings["guess_nulls"])
-        return tree.to_string() + "\n", graph.warnings[before:]
-
-    if fmt_in == "ptb":
-        items, work = read_ptb(src, on_error="skip"), ptb_item
-    else:
-        items, work = read_shp(src, on_error="skip"), shp_item
-    for k, item in enumerate(items):
-        if isinstance(item, BadSentence):
-            bad.append(item)
-            continue
-        sid = item.id if fmt_in == "ptb" else (item.id or str(k))
-        convert_one(sid, getattr(item, "index", k), lambda item=item: work(item))
-    return ConvertedFile("".join(out_chunks), len(out_chunks), notes, bad)
-
-
-def convert_task(spec: dict, chunk: list) -> list[dict]:
-    """Dask task of ``convert --dask``: :func:`convert_file` on each of the chunk's files
-    (``[name, path, size, mtime_ns]`` items), as :meth:`ConvertedFile.to_json`, in order."""
-    return [convert_file(path, spec).to_json(name, path) for name, path, *_ in chunk]
-
-
-def convert_inputs(src, from_format: str | None = None) -> list:
-    """The files ``convert IN`` reads: ``IN`` itself, or for a folder every ``*.mrg``
-    file under it (``*.shp`` with ``--from shp``), recursively, sorted by their path
-    relative to ``IN`` (folder by folder).  A folder without one is an InputError."""
-    from pathlib import Path
-
-    from .errors import InputError
-
-    if not os.path.isdir(src):
-        return [src]
-    pattern = "*.shp" if from_format == "shp" else "*.mrg"
-    root = Path(src)
-    files = sorted((p for p in root.rglob(pattern) if p.is_file()), key=lambda p: p.relative_to(root).parts)
-    if not files:
-        raise InputError(f"no {pattern} file under this folder", source=src)
-    return [os.fspath(p) for p in files]
-
-
-def cmd_convert(args) -> int:
-    """Convert one file, or every ``.mrg`` file under a folder (:func:`convert_inputs`),
-    concatenated in that order.  Sentences that cannot be read or converted are skipped
-    and listed on stderr (file, line, sentence id), as are the warnings the conversion
-    attaches to a graph.  When no sentence converts, nothing is written (an existing
-    output stays as it was) and the run fails.
-
-    With ``--dask`` the files go out in chunks of ``--chunk-size``
-    (:func:`convert_task`); output and stderr report are byte-identical to the serial
-    run's.  With ``--out``, finished chunks are kept in ``OUT.chunks/`` until the output
-    is written (``--resume`` continues a killed run)."""
-    from .dist.chunks import remove_state
-    from .dist.cli import client_for
-    from .errors import InputError
-
-    src = args.input
-    state = dask_state_dir(args, args.out)
-    settings = convert_settings(args)
-    files = convert_inputs(src, args.from_format)
-    run = None
-    with client_for(args) as client:
-        if client is None:
-            converted = [convert_file(f, settings) for f in files]
-        else:
-            from .dist.chunks import cut
-
-            if args.out:
-                from .atomic import check_writable
-
-                check_writable(args.out)
-            run = run_corpus_chunks("convert", client, convert_task, settings, cut(file_items(files), args.chunk_size),
-                                    state, args, desc="convert", unit="file")
-            converted = [ConvertedFile.from_json(doc) for part in run.results for doc in part]
-    if run is not None:
-        dask_summary("convert", run)
-    for f, c in zip(files, converted):
-        for sid, warning in c.warnings:
-            print(f"plgraph convert: warning: {f}, sentence {sid}: {warning}", file=sys.stderr)
-    bad = [b for c in converted for b in c.skipped]
-    if bad:
-        print(f"plgraph convert: skipped {len(bad)} sentence(s) of {src}:", file=sys.stderr)
-        for b in bad:
-            print(f"  {b}", file=sys.stderr)
-    n_ok = sum(c.n_sentences for c in converted)
-    if not n_ok:
-        remove_state(state)        # a rerun would find the same: nothing to resume
-        kept = f"; {args.out} left unchanged" if args.out else ""
-        raise InputError(f"no sentence could be converted{kept}", source=src)
-    write_output(args.out, "".join(c.text for c in converted), state)
-    if args.out:
-        files_note = f" from {len(files)} files" if len(files) > 1 else ""
-        print(f"plgraph convert: wrote {n_ok} sentence(s){files_note} to {args.out}", file=sys.stderr)
-    return 0
-
-
-#: modules that add sub-commands via ``register(subparsers)``
+#: modules that add sub-commands via ``register(subparsers)``, in the order of ``--help``
 COMMAND_MODULES: list[str] = [
     "plgraph.rules.cli",
     "plgraph.pruners.cli",
@@ -325,84 +58,22 @@ COMMAND_MODULES: list[str] = [
     "plgraph.parser.cli.parse",
     "plgraph.parser.cli.demo",
     "plgraph.release.cli",
+    "plgraph.coverage.cli",
+    "plgraph.figures",
+    "plgraph.ptb.cli",
+    "plgraph.convert.cli",
 ]
 
 
-def cmd_figures(args) -> int:
-    """``figures``: :func:`plgraph.figures.regenerate`."""
-    import os
-
-    from . import figures
-
-    os.environ.setdefault("MPLBACKEND", "Agg")
-    figures.regenerate(args.out, args.only, args.ptb, train_missing=args.train_missing)
-    return 0
-
-
-def cmd_synthetic_treebank(args) -> int:
-    """``synthetic-treebank``: :func:`plgraph.ptb.synthetic.write_synthetic_treebank`."""
-    from .ptb.synthetic import write_synthetic_treebank
-
-    done = write_synthetic_treebank(args.out, args.copies)
-    print(done.summary())
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every command (:data:`COMMAND_MODULES`)."""
     import importlib
 
-    from .dist.cli import add_dask_options
-
-    parser = ArgumentParser(prog="python -m plgraph", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = ArgumentParser(prog="python -m plgraph", description=DESCRIPTION,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
-
-    p = sub.add_parser("coverage", help="coverage tables (structure types; representation steps)")
-    p.add_argument("--ptb", metavar="DIR", help="full LDC treebank: folder with WSJ section folders 00-24")
-    p.add_argument("--split", default="all", choices=["all", "train", "dev", "test"])
-    p.add_argument("--json", metavar="PATH", help="write the tables as JSON")
-    p.add_argument("--figures", metavar="DIR", help="also write CSV/Markdown tables and bar charts to DIR")
-    p.add_argument("--root", default="end", choices=["end", "start"], help="ROOT position (only the locked-chain test depends on it)")
-    p.add_argument("--strict", action="store_true", help="skip sentences with dangling co-indices")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="show progress bars")
-    add_dask_options(p, chunks="files", chunk_default=4)
-    add_resume_option(p, "--json")
-    p.set_defaults(func=cmd_coverage)
-
-    p = sub.add_parser("figures", help="regenerate every figure of figures/ from the library")
-    p.add_argument("--out", default="figures", help="output folder (default: figures)")
-    p.add_argument("--only", action="append", help="regenerate only this figure (repeatable)")
-    p.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
-    p.add_argument("--train-missing", action="store_true",
-                   help="train the models a figure lacks (the learning curve's: ~20-36 min each on 2 cores) instead "
-                        "of skipping that figure")
-    p.set_defaults(func=cmd_figures)
-
-    p = sub.add_parser("synthetic-treebank",
-                       help="lay out the PTB sample as an LDC treebank (sections 02-23) at COPIES times its train "
-                            "split, for exercising --ptb DIR; the accuracy of a model trained on it means nothing")
-    p.add_argument("out", metavar="OUT", help="a new folder")
-    p.add_argument("--copies", type=positive_int, default=4,
-                   help="copies of the sample's train files in sections 02-21 (default 4; at most 14)")
-    p.set_defaults(func=cmd_synthetic_treebank)
-
-    p = sub.add_parser("convert", help="convert a file (or a folder of .mrg files) between PTB brackets and SHP")
-    p.add_argument("input", help="input file (.shp is read as SHP, anything else as PTB brackets), or a folder: "
-                                 "every .mrg file under it (.shp with --from shp), in path order, into one output")
-    p.add_argument("--to", required=True, choices=["shp", "ptb"])
-    p.add_argument("--from", dest="from_format", choices=["shp", "ptb"], help="input format (default: by extension)")
-    p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
-    p.add_argument("--no-comments", action="store_true", help="SHP without the # Parse/# Sentence/... comments")
-    p.add_argument("--guess-nulls", action="store_true",
-                   help="SHP->PTB: place null elements by the reference heuristic, ignoring recorded positions")
-    _add_representation_flags(p)
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar of a --dask run (default: on a terminal)")
-    add_dask_options(p, chunks="files", chunk_default=4)
-    add_resume_option(p)
-    p.set_defaults(func=cmd_convert)
     return parser
 
 

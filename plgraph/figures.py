@@ -424,8 +424,8 @@ def _examples(outdir, ptb=None) -> list[Path]:
 
 # -- notebook 06: language models ------------------------------------------------------------
 def plot_lm_gain_by_order(df, ax=None, split: str = "test"):
-    """Bars: PLRE's % lower perplexity than int-MKN per corpus and order (the seed's
-    Figure 1), each bar labelled with its value (below the bar when PLRE loses); the legend
+    """Bars: PLRE's % lower perplexity than int-MKN per corpus and order (the PLRE
+    paper's Figure 1), each bar labelled with its value (below the bar when PLRE loses); the legend
     beside the axes.  ``df``: :func:`plgraph.lm.experiments.gain_by_order`."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -691,18 +691,34 @@ def regenerate(out="figures", only=None, ptb=None, *, train_missing: bool = Fals
     return written
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m plgraph.figures", description=__doc__)
-    parser.add_argument("--out", default="figures", help="output folder (default: figures)")
-    parser.add_argument("--only", choices=sorted(FIGURES), action="append", help="regenerate only these")
-    parser.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
-    parser.add_argument("--train-missing", action="store_true",
-                        help="train the models a figure lacks (the learning curve's: ~20-36 min each on 2 cores) "
-                             "instead of skipping that figure")
-    args = parser.parse_args(argv)
+def add_arguments(p) -> None:
+    """The options of ``python -m plgraph figures`` (and ``python -m plgraph.figures``)."""
+    p.add_argument("--out", default="figures", help="output folder (default: figures)")
+    p.add_argument("--only", choices=sorted(FIGURES), action="append", help="regenerate only these (repeatable)")
+    p.add_argument("--ptb", metavar="DIR", help="use a full LDC treebank instead of the sample")
+    p.add_argument("--train-missing", action="store_true",
+                   help="train the models a figure lacks (the learning curve's: ~20-36 min each on 2 cores) "
+                        "instead of skipping that figure")
+
+
+def cmd_figures(args) -> int:
+    """``figures``: :func:`regenerate` with the command line's options."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     regenerate(args.out, args.only, args.ptb, train_missing=args.train_missing)
     return 0
+
+
+def register(sub) -> None:
+    """Add ``figures`` to the sub-commands ``sub`` of ``python -m plgraph``."""
+    p = sub.add_parser("figures", help="regenerate every figure of figures/ from the library")
+    add_arguments(p)
+    p.set_defaults(func=cmd_figures)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m plgraph.figures", description=__doc__)
+    add_arguments(parser)
+    return cmd_figures(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
