@@ -57,18 +57,20 @@ class NeuralParser(Parser):
     @classmethod
     def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True,
              threads: int | None = 1) -> "NeuralParser":
-        """Load the neural model folder ``model_dir`` (every file checked,
+        """Load the neural model folder ``model_dir``, or the one in ``model_dir/neural``
+        (:func:`~plgraph.neural.folder.neural_dir`; every file checked,
         :class:`~plgraph.neural.folder.NeuralFolder`); ``threads``: torch's intra-op
         threads (None: leave torch's setting)."""
         from ..parser.parsing.tagger import PosTagger, tagger_file
         from . import require_torch
         from .data import Vocabularies
-        from .folder import NeuralFolder
+        from .folder import NeuralFolder, neural_dir
         from .network import build_network, load_state
 
         torch = require_torch()
         if threads is not None:
             torch.set_num_threads(int(threads))
+        model_dir = neural_dir(model_dir)
         folder = NeuralFolder.open(model_dir)
         net = build_network(folder.header)
         load_state(net, folder.load_weights(), folder.file("neural.npz"))

@@ -121,14 +121,15 @@ class Parser:
     scorer: str = ""
 
     @classmethod
-    def load(cls, model_dir=None, *, scorer: str | None = None, max_words: int = DEFAULT_MAX_WORDS) -> "Parser":
+    def load(cls, model_dir=None, *, scorer: str | None = None, max_words: int | None = None) -> "Parser":
         """The parser of model folder ``model_dir`` (default: plgraph's released model,
         :func:`~plgraph.release.record.default_model_dir`) with scorer ``scorer``
         (``linear`` or ``neural``; default: the one ``python -m plgraph parse`` picks,
         :func:`~plgraph.parser.parsing.scorers.default_scorer` -- the neural one when the
-        folder holds it and PyTorch is installed).  Every file of the model is read and
-        checked first (:class:`~plgraph.errors.ModelFileError` naming the file).  A
-        subclass's ``load`` loads its own scorer."""
+        folder holds it and PyTorch is installed).  ``max_words``: longer sentences get the
+        fallback parse (default :data:`DEFAULT_MAX_WORDS`).  Every file of the model is
+        read and checked first (:class:`~plgraph.errors.ModelFileError` naming the file).
+        A subclass's ``load`` loads its own scorer."""
         from .scorers import load_scorer
 
         return load_scorer(model_dir, scorer, max_words=max_words)

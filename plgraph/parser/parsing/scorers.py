@@ -9,13 +9,24 @@ passes, :class:`~plgraph.parser.parsing.parser.LinearParser`) and, once ``parser
 """
 from __future__ import annotations
 
+import importlib
 import os
 from importlib.util import find_spec
 
-from .parser import DEFAULT_MAX_WORDS
+#: the scorers a model folder can hold, each with the :class:`~plgraph.parser.parsing.parser.Parser`
+#: subclass that loads it (``module:class``, imported when that scorer is loaded: the
+#: neural one needs the extra ``plgraph[neural]``); a new scorer adds its entry here
+SCORERS = {"linear": "plgraph.parser.parsing.parser:LinearParser",
+           "neural": "plgraph.neural.parser:NeuralParser"}
 
-#: the scorers a model folder can hold
-SCORERS = ("linear", "neural")
+
+def scorer_class(scorer: str):
+    """The :class:`~plgraph.parser.parsing.parser.Parser` subclass of ``scorer``
+    (:data:`SCORERS`); ValueError for another name."""
+    if scorer not in SCORERS:
+        raise ValueError(f"scorer {scorer!r}: expected one of {', '.join(SCORERS)}")
+    module, name = SCORERS[scorer].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def scorers_in(model_dir) -> tuple[str, ...]:
@@ -39,27 +50,20 @@ def default_scorer(model_dir) -> str:
     return "linear"
 
 
-def load_scorer(model_dir=None, scorer: str | None = None, *, max_words: int = DEFAULT_MAX_WORDS):
+def load_scorer(model_dir=None, scorer: str | None = None, *, max_words: int | None = None):
     """The parser of ``scorer`` in model folder ``model_dir`` (default: the released
     model, :func:`~plgraph.release.record.default_model_dir`; ``scorer`` None:
-    :func:`default_scorer`): the :class:`~plgraph.parser.parsing.parser.LinearParser` of
-    ``M``, or the :class:`~plgraph.neural.parser.NeuralParser` of
-    :func:`~plgraph.neural.folder.neural_dir` of ``M``.  ValueError for another name."""
+    :func:`default_scorer`): ``scorer_class(scorer).load(model_dir)`` -- the
+    :class:`~plgraph.parser.parsing.parser.LinearParser` of ``M``, or the
+    :class:`~plgraph.neural.parser.NeuralParser` of ``M/neural``.  ``max_words``: longer
+    sentences get the fallback parse (None: the parser's default).  ValueError for an
+    unknown scorer."""
     if model_dir is None:
         from ...release.record import default_model_dir
 
         model_dir = default_model_dir()
-    scorer = default_scorer(model_dir) if scorer is None else scorer
-    if scorer == "neural":
-        from ...neural.folder import neural_dir
-        from ...neural.parser import NeuralParser
-
-        return NeuralParser.load(neural_dir(model_dir), max_words=max_words)
-    if scorer != "linear":
-        raise ValueError(f"scorer {scorer!r}: expected one of {', '.join(SCORERS)}")
-    from .parser import LinearParser
-
-    return LinearParser.load(model_dir, max_words=max_words)
+    cls = scorer_class(default_scorer(model_dir) if scorer is None else scorer)
+    return cls.load(model_dir, **({} if max_words is None else {"max_words": int(max_words)}))
 
 
-__all__ = ["SCORERS", "scorers_in", "default_scorer", "load_scorer"]
+__all__ = ["SCORERS", "scorer_class", "scorers_in", "default_scorer", "load_scorer"]
