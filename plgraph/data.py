@@ -158,14 +158,6 @@ def find_corpus(name: str = "ptb-sample", path=None) -> Path:
     )
 
 
-def corpus_available(name: str = "ptb-sample") -> bool:
-    try:
-        find_corpus(name)
-        return True
-    except CorpusNotFoundError:
-        return False
-
-
 _SAMPLE_FILE = re.compile(r"wsj_(\d{4})\.mrg$")
 
 

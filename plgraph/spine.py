@@ -144,9 +144,3 @@ def spine_node_names(spine: str) -> tuple[list[str], list[str]]:
     for group in dangling:
         nulls.extend(n.name for n in group.walk() if n.name)
     return [lv.name for lv in levels], nulls
-
-
-def strip_nulls(spine: str) -> str:
-    """The spine without its null subtrees (``(NP_(*))_VP_S`` -> ``VP_S``)."""
-    parts = [p for p in split_top(spine) if p and p[0] != "("]
-    return "_".join(parts) if parts else "_"

@@ -323,7 +323,6 @@ def test_checkpoint_files_round_trip_and_old_npz_go(tmp_path):
 
     kw = dict(format="toy-checkpoint", version=1, crc_keys=("format", "epoch", "npz", "note"))
     (tmp_path / "ck-1.npz").write_bytes(b"old")
-    (tmp_path / "ck.npz").write_bytes(b"legacy")
     (tmp_path / "ck-best.npz").write_bytes(b"not a checkpoint of ck")
     doc = write_checkpoint(tmp_path, "ck", 2, {"w": np.arange(3.0)}, {"note": "x"}, **kw)
     assert doc["npz"] == "ck-2.npz" and doc["epoch"] == 2 and doc["format_version"] == 1

@@ -6,7 +6,7 @@ import numpy as np
 
 from .evaluate import token_table
 
-#: published reference points (design notes dep-anchor.md §0, §1.8, §4.2; test sets)
+#: published reference points (test sets)
 REFERENCES = [
     # (system, data, UAS, LAS, note)
     ("UDPipe 1.2, gold tok + gold morph (UD 2.5 models)", "UD English-EWT test", 88.1, 86.2,
@@ -21,17 +21,6 @@ REFERENCES = [
 
 LENGTH_BINS = (0, 10, 20, 30, 40, 1000)
 DIST_BINS = (0, 1, 2, 3, 4, 7, 10, 1000)
-
-
-def history_frame(histories: dict):
-    """``{name: [epoch records]}`` -> one long DataFrame (name, epoch, loss, dev scores...)."""
-    import pandas as pd
-
-    rows = []
-    for name, hist in histories.items():
-        for r in hist:
-            rows.append({"model": name, **r})
-    return pd.DataFrame(rows)
 
 
 def errors_by_relation(gold, pred, min_count: int = 20):

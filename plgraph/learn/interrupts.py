@@ -28,10 +28,6 @@ def _handler(signum, frame):
         raise KeyboardInterrupt
 
 
-def interrupt_pending() -> bool:
-    return _state["pending"] > 0
-
-
 def check_interrupt() -> None:
     """Raise ``KeyboardInterrupt`` if a SIGINT arrived in a :func:`deferred_interrupts`
     block (a safe point: no kernel runs)."""

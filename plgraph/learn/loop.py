@@ -177,7 +177,7 @@ def training_folder(folder, files=(), subfolders=(), what: str = "model folder")
 def write_checkpoint(folder, stem: str, epoch: int, arrays: dict, doc: dict, *, format: str, version: int,
                      crc_keys, compressed: bool = False) -> dict:
     """``<stem>-<epoch>.npz`` (``arrays``) then ``<stem>.json`` pointing to it, then the
-    older ``<stem>-<n>.npz`` (and a legacy ``<stem>.npz``) are deleted; returns the JSON
+    older ``<stem>-<n>.npz`` are deleted; returns the JSON
     document written: ``format``, ``format_version``, ``doc``'s fields, ``epoch``,
     ``npz`` and a ``crc32`` over ``arrays`` and ``doc``'s ``crc_keys``."""
     folder = os.fspath(folder)
@@ -194,8 +194,6 @@ def write_checkpoint(folder, stem: str, epoch: int, arrays: dict, doc: dict, *, 
 
 
 def _is_checkpoint_npz(name: str, stem: str) -> bool:
-    if name == f"{stem}.npz":
-        return True
     return name.startswith(f"{stem}-") and name.endswith(".npz") and name[len(stem) + 1:-4].isdigit()
 
 

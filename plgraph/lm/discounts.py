@@ -1,5 +1,5 @@
 """Good-Turing style discount estimates for Kneser-Ney (Ney et al. 1994; Chen &
-Goodman 1998) and PLRE's discounts (seed, Algorithm 1).
+Goodman 1998) and PLRE's discounts (Parikh et al. 2014, Algorithm 1).
 
 From the count-of-counts ``n_r`` of one level's adjusted counts, with
 ``Y = n1 / (n1 + 2 n2)``:
@@ -14,15 +14,15 @@ de-duplicated corpora), KenLM stops unless told ``--discount_fallback``; here
 the same fallback values (0.5 / 1.0 / 1.5, KN: 0.5) are used and the level is
 flagged in the model header.
 
-PLRE (seed §4.1 and §4.4, Algorithm 1): an ensemble of ``eta`` powered terms
+PLRE (Parikh et al. 2014, §4.1 and §4.4, Algorithm 1): an ensemble of ``eta`` powered terms
 with powers ``1 = rho_0 > rho_1 > ... > rho_eta > rho_(eta+1) = 0`` discounts
 term ``j`` by ``D_j = d* . c^rho_(j+1)`` at every observed n-gram of count
 ``c``, where ``d*`` is the ``(eta+1)``-th root of the (M)KN discount.  With
 ``rho_(j+1) = 0`` this is a constant, i.e. absolute discounting, and the
 product of the leftover weights ``gamma_0 ... gamma_eta`` telescopes to KN's
 ``D N+(h) / c(h)`` with ``D = d*^(eta+1)``.  For modified KN we take the root
-per count class (``d*(c) = D_min(c,3)^(1/(eta+1))``): the seed names only the
-KN discount; the notes (§1.4) leave the choice open.
+per count class (``d*(c) = D_min(c,3)^(1/(eta+1))``): the PLRE paper names only the
+KN discount, which leaves the choice open.
 """
 from __future__ import annotations
 
@@ -64,11 +64,6 @@ def discount_table(kind: str, n: np.ndarray) -> tuple[np.ndarray, bool]:
         d3, ok = mkn_discounts(n)
         return np.array([0.0, *d3]), ok
     raise ValueError(f"discount kind must be 'kn' or 'mkn', got {kind!r}")
-
-
-def discount_of(counts: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Discount of each count: ``table[min(c, 3)]``."""
-    return table[np.minimum(counts, 3)]
 
 
 def plre_term_discounts(counts: np.ndarray, d_star: np.ndarray, rho_next: float) -> np.ndarray:

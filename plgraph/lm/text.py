@@ -6,7 +6,7 @@ empty sentences; our corpora have none).  The reserved words ``<s>`` and
 ``</s>`` may not occur in the text; ``<unk>`` may (the Mikolov PTB split uses it
 as its unknown word) and is then an ordinary, counted word.
 
-Vocabulary (seed §5, "singletons were replaced with <unk>"; notes §1.6): the
+Vocabulary (the PLRE paper §5, "singletons were replaced with <unk>"): the
 training words, optionally without those seen fewer than ``min_count`` times,
 which become ``<unk>``.  Ids 0, 1, 2 are ``<unk>``, ``<s>``, ``</s>``; the other
 words follow by descending training count, ties by code point order.  ``<unk>``
@@ -172,15 +172,3 @@ def encode(sentences: Iterable[Sequence[str]], vocab: Vocabulary) -> TokenStream
         ids.append(EOS_ID)
         starts.append(len(ids))
     return TokenStream(np.asarray(ids, np.int32), np.asarray(starts, np.int64), oov)
-
-
-def read_stream(path, vocab: Vocabulary) -> TokenStream:
-    """Read and encode a text file with ``vocab``."""
-    return encode(read_sentences(path), vocab)
-
-
-def write_sentences(path, sentences: Iterable[Sequence[str]]) -> None:
-    """Write one sentence per line (atomically: temp file + ``os.replace``)."""
-    from ..atomic import atomic_text
-
-    atomic_text(path, "".join(" ".join(s) + "\n" for s in sentences))

@@ -36,8 +36,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ..graph import Graph, STRUCTURAL, TRACE
 from ..spine import parse_spine
 from ..structure import edge_problems
@@ -372,8 +370,3 @@ def compute_layout(graph: Graph, overlay: Graph | None = None, **options) -> Lay
     title = graph.id or ""
     return Layout(columns, arcs, total_width, height, baseline, below_base, levels_above, levels_below, opt,
                   [tuple(p) for p in probs.crossing.tolist()], title)
-
-
-def layout_edges(layout: Layout) -> np.ndarray:
-    """Edge indices drawn, in drawing order (for tests)."""
-    return np.array([a.edge for a in layout.arcs], dtype=np.int64)
