@@ -1,4 +1,4 @@
-"""Benchmark: the dependency parser's speed targets (issue 4) on UD English-EWT.
+"""Benchmark: the dependency parser's speed targets on UD English-EWT.
 
 * parsing EWT dev with a trained first-order and second-order model, on **one core**
   (the script pins itself), numba kernels warm; the time covers everything between

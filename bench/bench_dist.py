@@ -1,4 +1,4 @@
-"""Benchmark: corpus jobs and training on Dask (issue "Past one machine"), with the serial
+"""Benchmark: corpus jobs and training on Dask, with the serial
 run measured in the same run as the peer.
 
 1. ``parse``: the first ``--parse-limit`` test sentences (gold tags) through

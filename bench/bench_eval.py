@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_eval.py          # part of `make bench`
 
-Target (issue #12): each command <= 2 s warm on the 3,914-tree sample, on one core.
+Target: each command <= 2 s warm on the 3,914-tree sample, on one core.
 
 The gold side is the sample's cleaned trees (root written ``TOP``); the test side is the
 same trees with one phrasal bracket flattened per sentence and every third sentence's

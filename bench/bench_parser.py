@@ -1,4 +1,4 @@
-"""Benchmark: the graph parser's chart (issue #14).
+"""Benchmark: the graph parser's chart.
 
 Targets (one core, warm, the sample's dev split):
 

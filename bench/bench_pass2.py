@@ -1,4 +1,4 @@
-"""Benchmark: training and decoding pass 2 (issue "The trained graph parser").
+"""Benchmark: training and decoding pass 2.
 
 Trains pass 2 on the sample's train split (sentences of at most ``--max-words`` words) with
 the released defaults for ``--epochs`` epochs, once per label back-off and thread count (the

@@ -1,6 +1,6 @@
 """Benchmark: the graph parser's coarse passes.
 
-Targets (issue #7): the three coarse models plus inside-outside over the dev
+Targets: the three coarse models plus inside-outside over the dev
 split >= 100 sentences/s on one core (warm); training all three on the sample's
 train split <= 10 minutes on 2 cores.
 

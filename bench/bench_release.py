@@ -1,4 +1,4 @@
-"""Benchmark: the released model (issue "A parser that works the minute it is installed").
+"""Benchmark: the released model.
 
 For each scorer of the released folder (``plgraph/models/parser``, packed) and, as its
 peer measured in the same run, of the trained folder it was packed from (``--peer``,

@@ -1,6 +1,6 @@
 """Benchmark: generating the 1EC rules, and deriving + counting the PTB sample.
 
-Targets (issue #3): generating all rules <= 20 s; deriving and counting all
+Targets: generating all rules <= 20 s; deriving and counting all
 3,914 sample sentences <= 10 s with warm numba kernels.  One core, best of
 ``--repeat`` runs.  There is no runnable peer: the reference generator is a
 Python 3 script that needs the LaTeX templates, and its derivation finder is

@@ -1,6 +1,6 @@
 """Benchmark: rendering arc diagrams as SVG.
 
-Target (issue #6): the SVG of a 40-word sentence with traces in <= 20 ms.
+Target: the SVG of a 40-word sentence with traces in <= 20 ms.
 Times layout + SVG for every sample sentence of 38-42 words with at least one
 trace edge (warm, one core), and the explorer's redraw.  No peer is measured:
 spaCy's displaCy (the style anchor) draws trees only and is not a dependency.

@@ -8,7 +8,7 @@ dependency parser its token columns straight from them, without CoNLL rows.
 
 **Positions (one convention for every chart).**  Words are ``0..n-1`` (word ``i + 1``
 of the ``Graph``) and ROOT is ``n``, after the last word -- the reference parser's
-convention and the graph parser's chart's (design notes ``1ec-parser.md`` §0).
+convention and the graph parser's chart's.
 :attr:`EncodedSentence.head` is in these positions.  Conversions happen only at the
 edges, here and nowhere else:
 

@@ -1,6 +1,6 @@
 """The lexicalised graph of a sentence: spines, structural edges and trace edges.
 
-Conventions (shared with the SHP format, design notes 1ec-anchor.md §2.7):
+Conventions (shared with the SHP format, :mod:`plgraph.shp`):
 
 * words are numbered 1..n; ``0`` is ROOT;
 * every edge goes from a ``child`` to a ``parent``; the *effective* direction is

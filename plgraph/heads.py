@@ -6,7 +6,7 @@ its head finder on a trace-free copy).  Labels are compared without their
 co-index numbers; "base label" below means without function tags as well.
 
 Rule sets (``rules=`` argument), following the reference implementation
-(design notes 1ec-anchor.md §2.2; the seed is silent on the details):
+(the thesis is silent on the details):
 
 ``"collins"`` / ``"cck"``
     Collins (Carreras, Collins & Koo 2008) table; coordination is headed by

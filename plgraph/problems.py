@@ -1,5 +1,5 @@
 """Why is a sentence not representable?  A rule-based detector of the causes the
-seed names for cyclic and non-1EC graphs (thesis §"Problematic Structures").
+thesis names for cyclic and non-1EC graphs (thesis §"Problematic Structures").
 
 For a cyclic or non-1EC sentence the *culprits* are the trace edges the greedy
 repair (:func:`plgraph.structure.representable_mask`) removes — restricted,
@@ -19,8 +19,8 @@ checked in this order:
     anything else (PRO/raising ``*`` chains, right-node raising, ``*T*`` from
     non-clauses ...).
 
-The seed's manual analysis of 20 cyclic and 20 non-1EC WSJ sentences is in
-:data:`SEED_MANUAL_COUNTS`.
+The thesis's manual analysis of 20 cyclic and 20 non-1EC WSJ sentences is in
+:data:`THESIS_MANUAL_COUNTS`.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from .structure import classify, edge_problems, representable_mask
 CAUSES = ("NP said in a quotation", "*EXP*", "*ICH*", "gapping", "other")
 CLAUSES = frozenset(["S", "SINV", "SQ", "SBARQ", "FRAG", "SBAR"])
 #: thesis: 20 cyclic and 20 non-1EC sentences inspected by hand
-SEED_MANUAL_COUNTS = {
+THESIS_MANUAL_COUNTS = {
     "cycle": {"NP said in a quotation": 11, "*EXP*": 5, "*ICH*": 4},
     "non-1EC": {"*EXP*": 3, "*ICH*": 5, "NP said in a quotation": 2, "gapping": 1, "list": 1, "other": 8},
 }
@@ -113,17 +113,17 @@ def find_problems(graphs) -> list[Problem]:
 
 
 def cause_table(problems) -> "object":
-    """Counts by kind and cause beside the seed's manual analysis (pandas DataFrame)."""
+    """Counts by kind and cause beside the thesis's manual analysis (pandas DataFrame)."""
     import pandas as pd
 
     rows = []
     for kind in ("cycle", "non-1EC"):
         ours = [p.cause for p in problems if p.kind == kind]
         total = max(len(ours), 1)
-        seed = SEED_MANUAL_COUNTS[kind]
+        thesis = THESIS_MANUAL_COUNTS[kind]
         for cause in CAUSES + ("list",):
             n = ours.count(cause)
-            s = seed.get(cause, 0)
+            s = thesis.get(cause, 0)
             if cause == "list" and not s:
                 continue
             rows.append({"kind": kind, "cause": cause, "sentences": n, "%": round(100 * n / total, 1),

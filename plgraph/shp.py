@@ -1,7 +1,7 @@
 """Reading and writing the SHP ("split head parse") text format.
 
 One sentence per block, blank line between blocks, ``#`` lines are comments.
-Token lines (design notes 1ec-anchor.md §2.7)::
+Token lines::
 
     <i> <word> <POS> <spine> <structural parent> <parent node>  [<t> <t-node> <T|F> <s-node> <T|F> <trace>]*
 

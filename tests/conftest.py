@@ -181,7 +181,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=f"notebook needs data: {reasons[path]}"))
 
 
-# -- Dask (issue 17) ---------------------------------------------------------------------
+# -- Dask ---------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def dask_cluster():
     """A ``LocalCluster`` of 2 worker processes started inside the tests (nothing is

@@ -1,5 +1,5 @@
-"""``--dask [ADDRESS]`` on the corpus commands ``dep parse``, ``convert`` and ``coverage``
-(issue 17): the distributed run's output (and its report of skipped sentences and
+"""``--dask [ADDRESS]`` on the corpus commands ``dep parse``, ``convert`` and ``coverage``:
+the distributed run's output (and its report of skipped sentences and
 warnings) is byte-identical to the serial run's; a worker killed mid-run changes nothing;
 a driver killed mid-run continues with ``--resume`` from the chunks kept in
 ``OUT.chunks/``; without Dask installed ``--dask`` is a clear error and everything else

@@ -1,4 +1,4 @@
-"""Issue 17: ``parse`` / ``parser evaluate`` on Dask give the serial run's output, and
+"""Dask: ``parse`` / ``parser evaluate`` on Dask give the serial run's output, and
 training through :func:`plgraph.learn.loop.train_epochs` with a client gives the serial
 run's weights (bitwise for PA; to 1e-12 for AdaGrad, whose lazy catch-up is split at other
 points: :mod:`plgraph.dist.training`).  A ``LocalCluster`` of 2 worker processes is started

@@ -75,7 +75,7 @@ def test_real_graphs_arrays_match_their_edges(sample_graphs):
 
 
 def _old_dep_sentence(es, norm, with_tree):
-    # the CoNLL rows the arc pass scored from before issue #14 (FORM = normalised word,
+    # the CoNLL rows the arc pass scored from before the shared encoding (FORM = normalised word,
     # UPOS = XPOS = tag, HEAD 0 = ROOT)
     rows = [[str(i + 1), norm(w), "_", t, t, "_", str(int(h)) if with_tree else "_", lab if with_tree else "_",
              "_", "_"] for i, (w, t, h, lab) in enumerate(zip(es.words, es.tags, es.dep_heads(), es.labels))]

@@ -1,4 +1,4 @@
-"""The representation's ceiling (issue #12): gold tree -> graph -> tree scored against gold.
+"""The representation's ceiling: gold tree -> graph -> tree scored against gold.
 
 The expected values are facts of the representation checked by hand, not outputs of the
 code under test: overt brackets are kept in the spines (so evalb is 100), nulls are kept

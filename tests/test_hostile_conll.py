@@ -1,4 +1,4 @@
-"""Hostile CoNLL-U / CoNLL-X input (issue #11): no tracebacks, no lost sentences.
+"""Hostile CoNLL-U / CoNLL-X input: no tracebacks, no lost sentences.
 
 * ids and HEADs written with superscript digits (``²``: ``str.isdigit`` says yes,
   ``int`` says no) are a clear error naming file, line and sentence, or a counted skip;

@@ -1,4 +1,4 @@
-"""Hostile input for reading and conversion (issue #11): no hangs, no tracebacks,
+"""Hostile input for reading and conversion: no hangs, no tracebacks,
 no silent word loss, outputs that survive a failed run.
 
 * SHP whose structural heads are not a tree (cycles, self-heads, two roots) is an

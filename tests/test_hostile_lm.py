@@ -1,4 +1,4 @@
-"""Hostile input for the language models (issue #11): no tracebacks, no wrong numbers.
+"""Hostile input for the language models: no tracebacks, no wrong numbers.
 
 * a missing, empty, truncated, bit-flipped or foreign model file, a bad header, another
   format version, missing or mis-shaped arrays, a header vocabulary that does not fit the

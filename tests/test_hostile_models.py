@@ -1,4 +1,4 @@
-"""Corrupt model files and unreadable parser input (issue "Hostile input", items 4 and 5):
+"""Corrupt model files and unreadable parser input:
 every loader of a model, checkpoint or table (``dep parse``, ``dep train --resume``,
 ``pruners stats``, ``RuleTables.load``) reports a truncated, bit-flipped, empty, garbage,
 mis-shaped, mismatched or other-version file as one ModelFileError naming the file --

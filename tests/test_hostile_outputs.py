@@ -1,5 +1,4 @@
-"""Outputs never destroy what was there (issue "Hostile input", item 2 and the write-error
-parts of item 8): FIFOs, devices and symlinks given as outputs stay what they are, a failed
+"""Outputs never destroy what was there: FIFOs, devices and symlinks given as outputs stay what they are, a failed
 write leaves the old file byte-identical, errors name the user's path, unwritable outputs
 are found before the work, and killed runs' temporaries are cleaned."""
 from __future__ import annotations

@@ -342,9 +342,9 @@ def test_a_full_standard_output_is_named(model, tmp_path):
 
 
 def test_the_seeds_evalb_figure_is_labelled_with_its_section():
-    from plgraph.parser.analysis.evaluate import SEED
+    from plgraph.parser.analysis.evaluate import THESIS
 
-    assert SEED["evalb_f1"] == (88.26, "seed, evalb F1, WSJ 22")
+    assert THESIS["evalb_f1"] == (88.26, "seed, evalb F1, WSJ 22")
 
 
 # -- fuzz: the text and tagged readers through parse ----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""What ``plgraph parse`` writes under hostile input (issue 45): one output record per input
+"""What ``plgraph parse`` writes under hostile input: one output record per input
 sentence (placeholders that EVALB and plgraph's readers stay aligned on), input read as
 a stream with a bound on a line, closed standard streams, option values that start with
 ``-``, and a sentence too long for the chart.  Every input is made here; the model is the

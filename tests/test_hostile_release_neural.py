@@ -1,4 +1,4 @@
-"""The release and the neural scorer's training under hostile input (issue 45): a release
+"""The release and the neural scorer's training under hostile input: a release
 never deletes a folder it did not make, a dev F1 that cannot be measured and an edited
 record are named; non-finite vectors, learning rates that diverge, out-of-range options
 and a ``--resume`` with nothing to resume stop with an error and leave no half-made

@@ -1,4 +1,4 @@
-"""Interrupted and colliding training runs (issue "Hostile input", items 6, 7 and 8):
+"""Interrupted and colliding training runs:
 a model folder has one writer at a time (a second one fails at once naming the pid, a
 dead run's lock is taken over), ``--resume`` refuses other options and prints the
 stored ones, a log line lost to a kill comes back from the checkpoint, killed runs'

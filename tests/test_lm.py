@@ -80,7 +80,7 @@ def test_text_errors_name_file_and_line(tmp_path, text, line, what):
 def test_reader_fuzz_bytes(data):
     """Any bytes: either sentences equal to a plain whitespace split of the lines, or an
     InputError naming the line where decoding or a reserved word fails.  A leading UTF-8
-    byte-order mark is not text (issue #11)."""
+    byte-order mark is not text."""
     text_bytes = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     try:
         sents = parse_sentences(data, "fuzz")
@@ -271,7 +271,7 @@ def test_arpa_backoff_reproduces_the_model(tmp_path, sentences, order, method):
     path = tmp_path / f"m{order}{method}.arpa"
     write_arpa(model, path)
     tables = naive.read_arpa(path)
-    # empty top levels are left out of the file (issue #11: a one-sentence corpus gave a corrupt ARPA file)
+    # empty top levels are left out of the file (a one-sentence corpus must not give a corrupt ARPA file)
     assert {k: len(v) for k, v in tables.items()} == {k: model.n_entries(k) for k in range(1, order + 1)
                                                      if model.n_entries(k) > 0}
     words = model.vocab.words

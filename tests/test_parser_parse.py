@@ -426,7 +426,7 @@ def test_learning_curve_trend_and_plot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from plgraph.parser.analysis.learning_curve import FULL_TRAIN, SEED_F1, fit_trend, plot_learning_curve
+    from plgraph.parser.analysis.learning_curve import FULL_TRAIN, THESIS_F1, fit_trend, plot_learning_curve
 
     xs = [700, 1400, 2800]
     a, b = fit_trend(xs, [60 + 4 * math.log(x) for x in xs])
@@ -438,7 +438,7 @@ def test_learning_curve_trend_and_plot():
     assert len(trend) == 2 and trend[0].get_xdata()[-1] == pytest.approx(FULL_TRAIN)
     assert trend[0].get_ydata()[-1] == pytest.approx(50 + 3 * math.log(FULL_TRAIN))
     stars = [ln for ln in ax.get_lines() if ln.get_marker() == "*"]
-    assert [ln.get_ydata()[0] for ln in stars][0] == SEED_F1
+    assert [ln.get_ydata()[0] for ln in stars][0] == THESIS_F1
     plt.close(fig)
 
 
@@ -447,7 +447,7 @@ def test_parser_plots_draw_every_epoch_and_pruning_point():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from plgraph.parser.analysis.plots import SEED_POINTS, plot_parser_curves, plot_pruning
+    from plgraph.parser.analysis.plots import THESIS_POINTS, plot_parser_curves, plot_pruning
 
     rows = [{"model": "pass2", "epoch": 1, "dev_uas": 80, "dev_las": 65, "dev_trace_p": 49, "dev_trace_r": 45},
             {"model": "pass3", "epoch": 1, "dev_uas": 82, "dev_las": 68, "dev_trace_p": 52, "dev_trace_r": 47},
@@ -469,7 +469,7 @@ def test_parser_plots_draw_every_epoch_and_pruning_point():
     points = {ln.get_label(): (ln.get_xdata()[0], ln.get_ydata()[0]) for ln in ax.get_lines() if len(ln.get_xdata()) == 1}
     assert points["pass 1 structural edges"] == (5.0, 99.0) and points["pass 3 structural labels"] == (3.9, 97.8)
     stars = [(ln.get_xdata()[0], ln.get_ydata()[0]) for ln in ax.get_lines() if ln.get_marker() == "*"]
-    assert stars == [(k, r) for _, k, r in SEED_POINTS]
+    assert stars == [(k, r) for _, k, r in THESIS_POINTS]
     plt.close(ax.figure)
 
 
@@ -524,7 +524,7 @@ def test_the_committed_learning_curve_is_consistent(sample_dir):
     from pathlib import Path
 
     import plgraph
-    from plgraph.parser.analysis.learning_curve import FRACTIONS, FULL_TRAIN, SEED_F1, SEED_TRACE_F, fit_trend
+    from plgraph.parser.analysis.learning_curve import FRACTIONS, FULL_TRAIN, THESIS_F1, THESIS_TRACE_F, fit_trend
 
     doc = json.loads((Path(__file__).resolve().parent.parent / "figures" / "learning_curve.json").read_text())
     pts = doc["points"]
@@ -534,5 +534,5 @@ def test_the_committed_learning_curve_is_consistent(sample_dir):
     for key in ("evalb_f1", "trace_f"):
         a, b = fit_trend([p["sentences"] for p in pts], [p[key] for p in pts])
         assert doc["trend"][key]["at_full_train"] == pytest.approx(a + b * math.log(FULL_TRAIN), abs=0.01)
-    assert doc["seed"] == {"evalb_f1": SEED_F1, "trace_f": SEED_TRACE_F}
+    assert doc["seed"] == {"evalb_f1": THESIS_F1, "trace_f": THESIS_TRACE_F}
     assert pts[0]["evalb_f1"] < pts[1]["evalb_f1"] < pts[2]["evalb_f1"]

@@ -35,7 +35,7 @@ def test_coindex_problems_name_each_unmatched_index():
 
 
 # -- graphs made by hand ---------------------------------------------------------------------------------
-#: wsj_0170.6 as the released neural model parsed it (issue 45): "ship" (word 2) and the null
+#: wsj_0170.6 as the released neural model parsed it: "ship" (word 2) and the null
 #: NP-SBJ of "delivered" (word 3) both send a * edge into the one null leaf of its null NP
 SHIP = (["that", "ship", "delivered"],
         ["_", "NP-SBJ", "(NP_(*))_VP_(NP-SBJ_(*T*))_S"],
@@ -63,7 +63,7 @@ def test_two_trace_edges_into_one_null_leaf_leave_an_index_without_its_null_elem
 
 
 def test_edges_into_nodes_the_spines_lack_are_moved_to_nodes_they_have():
-    """The neural pass-1 fallback of wsj_0186.38 and a one-word line (issue 45): SBARQ_0
+    """The neural pass-1 fallback of wsj_0186.38 and a one-word line: SBARQ_0
     of a spine without it, S_0 at the root, a child node its spine lacks."""
     g = _graph(["When", "did", "it", "?"], ["WHADVP", "_", "VP_S_SBAR-TMP", "_"],
                [(1, 3, STRUCTURAL, "SBARQ_0", False, "WHADVP_0", False, "_"),

@@ -1,6 +1,6 @@
 """Lexicalised graph -> Penn Treebank tree with null elements and co-indices.
 
-Follows the reference (``pstree.tree_from_shp``; design notes §2.8):
+Follows the reference (``pstree.tree_from_shp``):
 
 1. every word's spine becomes a vertical chain of constituents over its
    pre-terminal; null subtrees are built from their spine notation;

@@ -1,7 +1,7 @@
 """Penn Treebank tree -> lexicalised graph (spines, structural and trace edges).
 
-Follows the reference converter (``reprint_trees.py -i p -o hr -e hj0 -h j1``;
-design notes 1ec-anchor.md §2.3-2.6) so that the SHP written for a tree matches
+Follows the reference converter (``reprint_trees.py -i p -o hr -e hj0 -h j1``)
+so that the SHP written for a tree matches
 the reference output field for field.  On top of the reference it records, for
 exact round trips, where each null subtree sat inside its host constituent and
 which co-indices produced no edge (:class:`~plgraph.graph.NullRecord`,

@@ -32,7 +32,7 @@ that order (plgraph's choice, made on the dev split: the experiment record of
 tree has every co-index matched: :func:`coindex_problems` checks a tree for an index that
 nothing refers to and for a null element or gapping index without its antecedent.
 
-The design notes and the seed are silent on invalid parser output; the reference
+The thesis is silent on invalid parser output; the reference
 converter crashes on it.  This is plgraph's.
 """
 from __future__ import annotations

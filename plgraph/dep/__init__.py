@@ -1,4 +1,4 @@
-"""Labelled projective dependency parsing (Schiehlen & Spranger 2007; seed 002).
+"""Labelled projective dependency parsing (Schiehlen & Spranger 2007).
 
 Eisner decoding (first order, and McDonald & Pereira's second-order siblings) with the
 label of every arc chosen jointly with the tree, features with one weight copy per

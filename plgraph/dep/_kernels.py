@@ -367,7 +367,7 @@ def score_siblings(r0, n, atoms, PH, PD, PX, tflags, sib_t, sib_base, sib_mask, 
 def catchup_sentence(r0, n, atoms, PH, PD, PX, order, tflags, head_t, dep_t, pair_t, betw_t, betw_col, sib_t, table,
                      bloom, sib_base, sib_mask, w, q, u, nupd, eta, C, reg):
     """Bring every weight that scoring sentence ``r0`` will read up to update ``nupd``
-    (AdaGrad's lazy catch-up, seed 000 Algorithm 1 SCORE), so that the scorers can then
+    (AdaGrad's lazy catch-up, the thesis's Algorithm 1 SCORE), so that the scorers can then
     read plainly.  Enumerates exactly what :func:`score_arcs` and
     :func:`score_siblings` read."""
     for side in range(2):

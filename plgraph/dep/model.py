@@ -1,33 +1,32 @@
-"""The labelled dependency parsing model (Schiehlen & Spranger 2007, seed 002).
+"""The labelled dependency parsing model (Schiehlen & Spranger 2007).
 
-Sources: the seed text we hold stops after its §2.1 (Eisner's algorithm in McDonald et
-al.'s formulation, the second-order extension); everything after that comes from the
-design notes ``shared/design/dep-anchor.md`` §1.2-§1.6, and where the notes mark a
-detail as inferred, or where we deviate, it is said here.
+Sources: the copy of the paper we hold stops after its §2.1 (Eisner's algorithm in McDonald
+et al.'s formulation, the second-order extension); everything after that follows a summary of
+the full paper, and where a detail is inferred, or where we deviate, it is said here.
 
-* Decoding: Eisner (seed §2.1), first order, or McDonald & Pereira (2006)'s second-order
-  sibling model (seed §2.1: "the last dependent s assigned to a head").
-* Arc features (:data:`~plgraph.dep.features.ARC_TEMPLATES`, notes §1.3) come from a
+* Decoding: Eisner (S&S §2.1), first order, or McDonald & Pereira (2006)'s second-order
+  sibling model (S&S §2.1: "the last dependent s assigned to a head").
+* Arc features (:data:`~plgraph.dep.features.ARC_TEMPLATES`) come from a
   frozen dictionary of the features seen on gold arcs of the training data (as in
   MSTParser); each carries label copies with the pruned deprel taxonomy of
-  :mod:`plgraph.learn.labels` / :mod:`plgraph.dep.taxonomy` (notes §1.5).  The parser
-  scores, for every candidate arc, every candidate label and keeps the best one (notes
-  §1.5: "parsing only uses the best label per arc"), then runs Eisner.
+  :mod:`plgraph.learn.labels` / :mod:`plgraph.dep.taxonomy`.  The parser
+  scores, for every candidate arc, every candidate label and keeps the best one (parsing
+  only uses the best label per arc), then runs Eisner.
 * Second order (``order=2``) adds the sibling features (unlabelled, hashed into
   ``2**sib_bits`` weights, so features of wrong parses get weights too); labels stay
   exact because sibling scores do not depend on labels.  S&S dropped the in-between
-  features in their second-order model (notes §1.3); we keep them (McDonald & Pereira
+  features in their second-order model; we keep them (McDonald & Pereira
   do), since the second-order model is then a strict extension of the first-order one.
 * ROOT: ``root="single"`` (one dependent of ROOT, UD), ``"multi"`` (several,
   CoNLL 2007 Basque), ``"auto"`` = multi when some training tree has several.
   S&S's root model is a separate maximisation over the root word with token features
-  (notes §1.2, inferred there from a garbled equation); ours scores ROOT -> r arcs with
+  (inferred from a garbled equation in their paper); ours scores ROOT -> r arcs with
   the ordinary templates, ROOT being a token with its own atoms.
 * Candidate labels per arc (``label_constraint="pos"``): those seen in training with the
-  arc's coarse POS pair and direction (Kummerfeld's arc-pass constraint, notes §4.6) --
+  arc's coarse POS pair and direction (Kummerfeld's arc-pass constraint) --
   faster, and it keeps ROOT arcs to ROOT labels.  Our addition.
 * Non-projective training arcs are lifted (Nivre & Nilsson 2005, :mod:`.projective`);
-  S&S ignored them (notes §1.6).
+  S&S ignored them.
 
 Model files are a folder with ``model.json`` (configuration, labels, taxonomy,
 training record, ``format_version``, a CRC of the arrays and the model-defining fields) and ``model.npz`` (feature

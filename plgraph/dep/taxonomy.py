@@ -1,8 +1,8 @@
 """Deprel taxonomies for the label generalisation of Schiehlen & Spranger (2007).
 
 Their intermediate layer groups deprels into *complement, adjunct, marker,
-punctuation, coordination* (design notes §1.5; the seed text we hold stops before
-that section).  We add an ``other`` class for relations that are none of these
+punctuation, coordination* (the copy of their paper we hold stops before that
+section; this follows a summary of it).  We add an ``other`` class for relations that are none of these
 (multiword expressions, loose joining, root) and, for UD labels with a subtype
 (``nsubj:pass``), an extra level for the universal relation, so the path of
 ``nsubj:pass`` is ``complement / nsubj / nsubj:pass`` and it shares weights with

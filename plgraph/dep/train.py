@@ -61,8 +61,8 @@ from .model import DepConfig, DepModel, check_model_parts
 #: the defaults of ``dep train`` -- the best settings found on EWT dev (first order, 5 epochs:
 #: averaged PA 87.84 / 85.95, averaged perceptron 87.41 / 85.51, AdaGrad l1 as in Algorithm 1
 #: 86.27 / 84.14 UAS / LAS; PA peaks after 7-8 epochs, first and second order).  PA is what
-#: S&S used (seed 002 abstract: Crammer et al. 2006); the notes (§1.4) find no averaging in
-#: their paper -- averaging is our choice (Collins 2002, as in MSTParser), worth ~1 point here.
+#: S&S used (their abstract: Crammer et al. 2006); their paper describes no averaging
+#: -- averaging is our choice (Collins 2002, as in MSTParser), worth ~1 point here.
 DEFAULT_LEARNER = "pa"
 DEFAULT_LEARNER_OPTIONS = {
     "adagrad": {"eta": 0.1, "C": 1e-7, "reg": "l1", "average": False},
@@ -121,7 +121,7 @@ def prune_on_dev(model: DepModel, dev_sents, best_las: float, tolerance: float =
 
 
 def _loss(err, n, kind):
-    if kind == "sqrt":      # Schiehlen & Spranger: sqrt of the labelled error rate (notes §1.4)
+    if kind == "sqrt":      # Schiehlen & Spranger: sqrt of the labelled error rate
         return float(np.sqrt(err / max(n, 1)))
     return float(err)
 

@@ -24,9 +24,9 @@ Exactness.  The driver's learner sees the same sequence of summed gradients as i
 process, so the weights after an epoch are **bitwise** those of the serial run for the
 learners without lazy updates (the perceptron and passive-aggressive, the dependency
 parser's default; and the summed Hamming loss PA's step uses is a sum of integers, so
-exact in any order).  For AdaGrad (seed 000's Algorithm 1) the weights agree to about
+exact in any order).  For AdaGrad (the thesis's Algorithm 1) the weights agree to about
 1e-12 but not bitwise: a weight's pending l1/l2 catch-up is applied when it is *read*
-(the seed's lazy lines 23-27, written back), and a replica reads only the weights of its
+(the thesis's lazy lines 23-27, written back), and a replica reads only the weights of its
 own part of the batch, so the catch-up of a weight is split at other points than in one
 process -- ``k1 * a`` then ``k2 * a`` instead of ``(k1 + k2) * a`` -- which is the same
 number up to rounding.  (The driver itself decodes nothing; its learner catches weights

@@ -9,7 +9,7 @@ be read against what the representation allows:
 * ``evalb``: bracket scores (COLLINS.prm, no MAX_ERROR stop) with the root written as
   ``TOP`` (deleted by COLLINS.prm, the usual convention) and, labelled as such, with the
   ``ROOT`` root counted as a bracket (how ``graph_to_tree`` and the reference's ``-e he``
-  output scores when fed to EVALB unchanged; notes 1ec-parser.md §7.2);
+  output scores when fed to EVALB unchanged);
 * ``traces``: the Johnson (2002) metric, normal and ``--null-only``;
 * ``graphs``: the round-trip tree converted back to a graph, against the gold graph.
 

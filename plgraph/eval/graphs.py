@@ -1,4 +1,4 @@
-"""Graph scores of SHP parses: the reference's ``evaluation/shp-eval.py``, plus trace edges as the seed counts them.
+"""Graph scores of SHP parses: the reference's ``evaluation/shp-eval.py``, plus trace edges as the thesis counts them.
 
 Contract
 --------
@@ -17,7 +17,7 @@ the lines of a file, so the items cannot drift from the SHP format.  For a token
 ``unlabeled edge``    ``"i parent"``;
 ``unlabeled trace``   ``"i t"`` for each group, ``in`` as above.
 
-These five are the script's categories, with its semantics (design notes 1ec-parser.md §7.5):
+These five are the script's categories, with its semantics:
 
 * **reference quirk -- list membership, not multisets:** a gold trace item counts as
   matched when it occurs anywhere in the test list of its word, however often it occurs in
@@ -30,22 +30,22 @@ These five are the script's categories, with its semantics (design notes 1ec-par
   against gold on sentences without traces scores trace P/R/F 0.0 too.
 * POS tags and words are not scored (the script never reads ``parts[1]``/``parts[2]``).
 
-The two **seed** categories are what the seed paper's "unlabeled trace edges, P 88.3 / R
+The two ``seed`` categories are what the thesis's "unlabeled trace edges, P 88.3 / R
 50.4" measure: the reference learner's ``matchingSpans/autoSpans`` (``learn.scala``), a
 per-sentence *set* of (child, parent) over the non-structural edges of the parse arrays,
-which carry no self loops (those are part of a spine) -- design notes §7.3:
+which carry no self loops (those are part of a spine):
 
 ``seed unlabeled trace-edge``  set of ``(i, t)`` over groups with ``t != i``;
 ``seed labeled trace-edge``    set of ``(i, t, t-node)`` over the same groups (``t-node`` is
                                :attr:`Graph.label`, the node of the parent's spine).
 
-Where the script and the seed disagree on what is counted, both are reported, labelled:
-the script's ``unlabeled trace`` counts self loops and duplicates (a list), the seed's
+Where the script and the thesis disagree on what is counted, both are reported, labelled:
+the script's ``unlabeled trace`` counts self loops and duplicates (a list), the thesis's
 ``seed unlabeled trace-edge`` neither (a set; matched = size of the intersection, so P and
 R never pass 100).  The script's ``labeled trace`` needs all six fields to agree, the
-seed-style labelled one only child, parent and parent node.  (The learner's own labelled
+thesis-style labelled one only child, parent and parent node.  (The learner's own labelled
 arcs carry an edge-type id, which is not recoverable from SHP; ``seed labeled trace-edge``
-is the (child, parent, label) triple of the design notes.)
+is a (child, parent, label) triple.)
 
 Where plgraph differs from the script (it errors out, the script does not)
 ---------------------------------------------------------------------------
@@ -87,8 +87,8 @@ CATEGORIES = (
 )
 #: the five categories of shp-eval.py
 REFERENCE_CATEGORIES = CATEGORIES[:5]
-#: the two seed-style trace-edge categories
-SEED_CATEGORIES = CATEGORIES[5:]
+#: the two thesis-style trace-edge categories
+THESIS_CATEGORIES = CATEGORIES[5:]
 
 _PRINTED = {
     "labeled_spine": ("labeled", "spine"),
@@ -107,7 +107,7 @@ _PRINTED = {
 @dataclass
 class SentenceItems:
     """The items of one sentence, per token position (as ``shp-eval.py``'s ``read_parse``
-    builds them) and the seed-style sets."""
+    builds them) and the thesis-style sets."""
 
     spines: list[str]
     edges: list[str]
@@ -193,7 +193,7 @@ class GraphResult:
 
     def report(self) -> str:
         """The five lines ``shp-eval.py`` prints and its ``Processed N`` line (same format),
-        then the two seed-style trace-edge lines in the same layout."""
+        then the two thesis-style trace-edge lines in the same layout."""
         out = []
         for cat in CATEGORIES:
             t = self.totals[cat]

@@ -2,8 +2,7 @@
 ``evaluation/ptb-trace-eval.py`` (jkkummerfeld/1ec-graph-parser) computes it.
 
 The script is Python 2, so it cannot be run as an oracle; ``tests/test_eval_traces.py``
-holds hand-checked fixtures worked out from reading it, one per quirk below.  Design
-notes: 1ec-parser.md §7.4, 1ec-anchor.md §5.7.
+holds hand-checked fixtures worked out from reading it, one per quirk below.
 
 Reading
 -------

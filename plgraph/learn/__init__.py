@@ -6,7 +6,7 @@
   blocks (one weight copy per label plus generalisations over labels, pruned per
   feature, after Schiehlen & Spranger 2007);
 * :mod:`~plgraph.learn.learners` -- :class:`AdaGrad` with l1/l2 and lazy catch-up
-  (exactly seed 000's Algorithm 1), the averaged :class:`Perceptron` and
+  (exactly the thesis's Algorithm 1), the averaged :class:`Perceptron` and
   :class:`PassiveAggressive` (1-best MIRA, Crammer et al. 2006);
 * :mod:`~plgraph.learn.online` -- the model-agnostic epoch loop (mini-batches whose
   summed subgradient updates the weights) and a sparse multiclass model;

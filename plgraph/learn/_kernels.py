@@ -184,7 +184,7 @@ def table_items(table):
 
 
 # ---------------------------------------------------------------------------------------------
-# lazy weight reads (seed 000, Algorithm 1, SCORE / UPDATE-CATCHUP)
+# lazy weight reads (the thesis's Algorithm 1, SCORE / UPDATE-CATCHUP)
 #
 # reg: 0 = plain read (perceptron, passive-aggressive, parsing with final weights),
 #      1 = AdaGrad with l1, 2 = AdaGrad with l2, 3 = AdaGrad without regularisation;
@@ -233,7 +233,7 @@ def catchup_sum(x, qe, t, eta, C, reg):
 
 @njit(cache=NUMBA_CACHE, inline="always")
 def wread(w, q, u, n, eta, C, reg, e):
-    """Weight ``e`` caught up to update ``n`` (and written back, seed lines 23-27:
+    """Weight ``e`` caught up to update ``n`` (and written back, the thesis's lines 23-27:
     the time stamp first, then the weight, so concurrent readers never apply a
     catch-up twice)."""
     if reg == 0:
@@ -311,7 +311,7 @@ def aggregate(idx, val, acc, stamp, step, touched):
 
 @njit(cache=NUMBA_CACHE)
 def adagrad_step(w, q, u, n, eta, C, reg, touched, m, acc):
-    """One AdaGrad update (seed 000 Algorithm 1, lines 14-19) over the distinct
+    """One AdaGrad update (the thesis's Algorithm 1, lines 14-19) over the distinct
     indices ``touched[:m]`` with summed subgradient ``acc``.  Each weight is first
     caught up to update ``n`` (a no-op if it was read during decoding), then
     updated; its time stamp becomes ``n + 1``.  Returns the new ``n``."""
@@ -382,7 +382,7 @@ def catchup_all(w, q, u, n, eta, C, reg):
 
 
 # ---------------------------------------------------------------------------------------------
-# label-structured weight blocks (Schiehlen & Spranger 2007 §2.4; design notes §1.5)
+# label-structured weight blocks (Schiehlen & Spranger 2007 §2.4)
 #
 # Feature f owns the weights foff[f] .. foff[f+1]-1:
 #   foff[f]            the top node (all labels: the unlabelled weight)

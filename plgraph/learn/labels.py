@@ -1,7 +1,7 @@
 """Label taxonomies and label-structured feature weights.
 
-Schiehlen & Spranger (2007, §2.4 as summarised in ``shared/design/dep-anchor.md`` §1.5;
-the seed text we hold is cut off before that section, so the notes rule here):
+Schiehlen & Spranger (2007, §2.4; the copy of the paper we hold is cut off before that
+section, so this follows a summary of it):
 every feature has one weight copy per label, plus copies for *generalisations over
 labels* arranged as a taxonomy with one top node (all labels: the unlabelled
 weight), intermediate classes, and one leaf per label.  The score of label ``l``

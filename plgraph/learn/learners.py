@@ -6,15 +6,15 @@ loss-augmented decode) as a :class:`SparseGradient`; a learner turns it into a
 weight update:
 
 * :class:`AdaGrad` -- online primal subgradient with AdaGrad and l1 or l2
-  regularisation, **exactly** seed 000's Algorithm 1 ("Online Primal Subgradient
+  regularisation, **exactly** the thesis's Algorithm 1 ("Online Primal Subgradient
   with l1 or l2 regularization, sparse updates"): ``q`` starts at ``delta``, one
   update per batch (``n += 1``), UPDATE-ACTIVE on the weights with a non-zero
   summed subgradient, and the UPDATE-CATCHUP closed form applied lazily when a
   weight is next read (models read weights through :func:`wread`, which writes the
-  caught-up value back, time stamp first, as in the seed's lock-free lines 23-27).
+  caught-up value back, time stamp first, as in the thesis's lock-free lines 23-27).
   ``reg=None`` gives plain AdaGrad.
 * :class:`Perceptron` -- the (averaged) structured perceptron, ``w -= g``.  (The
-  seed's note says "UPDATE-ACTIVE = return w + g"; with its own sign convention
+  thesis's note says "UPDATE-ACTIVE = return w + g"; with its own sign convention
   ``g = f(y) - f(y_i)`` that would move towards the prediction, so we use ``w - g``.)
 * :class:`PassiveAggressive` -- Crammer et al. (2006) PA / 1-best MIRA as used by
   Schiehlen & Spranger: the smallest change making the gold structure outscore the
@@ -128,22 +128,22 @@ class Learner:
 
 
 class AdaGrad(Learner):
-    """Seed 000 Algorithm 1 (see module docstring).
+    """The thesis's Algorithm 1 (see module docstring).
 
     Parameters
     ----------
     eta : float
-        Learning rate (seed range 1 to 1e-4).
+        Learning rate (the thesis's range 1 to 1e-4).
     C : float
-        Regularisation constant (seed range 1e-1 to 1e-8).
+        Regularisation constant (the thesis's range 1e-1 to 1e-8).
     reg : {"l1", "l2", None}
     delta : float
-        Initial value of the cumulative squared gradient ``q`` (seed: 1e-6).
+        Initial value of the cumulative squared gradient ``q`` (the thesis: 1e-6).
     average : bool
-        Our extension (not in the seed): also keep the average of all iterates
+        Our extension (not in the thesis): also keep the average of all iterates
         w_1 .. w_n, with the same lazy catch-up (closed-form sums over the skipped
         zero-subgradient steps), and use it as the final weights.  With
-        ``average=False`` the algorithm is exactly the seed's.
+        ``average=False`` the algorithm is exactly the thesis's.
     """
 
     kind = "adagrad"

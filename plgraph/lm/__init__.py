@@ -1,4 +1,4 @@
-"""Language modelling: the Kneser-Ney family and Power Low Rank Ensembles (seed 001).
+"""Language modelling: the Kneser-Ney family and Power Low Rank Ensembles (Parikh et al. 2014).
 
 ::
 

@@ -122,7 +122,7 @@ def context_nodes(context, order, word, child_lo, child_hi):
 
 # ----------------------------------------------------------------------------------------------
 # PLRE scoring: nested interpolation, term 0 (full rank, power 1) outermost, the lower
-# order innermost (seed Eq. 33); low-rank terms cost O(rank) each.
+# order innermost (the PLRE paper's Eq. 33); low-rank terms cost O(rank) each.
 
 @njit(cache=NUMBA_CACHE)
 def _plre_prob(w, hist, new, order, base, word, child_lo, child_hi, t0, g0,

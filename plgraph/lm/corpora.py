@@ -1,16 +1,18 @@
 """The language-model corpora: train/valid/test text files by name.
 
 ``ptb``       Mikolov's PTB split (``lm/ptb``; 10k vocabulary, ``<unk>`` in the text).
-``brown``     the Brown protocol of the design notes (§5), built from NLTK's Brown
-              corpus into a cache folder on first use and checked against the
-              notes' MD5 sums.
+``brown``     the Brown protocol (:func:`make_brown_protocol`: the first 800k
+              tokens train, the next 200k valid, the rest test; training words
+              seen fewer than 4 times -> ``UNKTOK``), built from NLTK's Brown
+              corpus into a cache folder on first use and checked against
+              recorded MD5 sums (``BROWN_MD5``).
 ``ru-taiga``  Russian text from UD Russian-Taiga r2.7 (``lm/ru_taiga_ud27``).
 
 Data is never copied into the repository: the derived Brown files go to
 ``lm/brown-protocol`` in plgraph's cache folder (:func:`plgraph.cache.cache_dir`:
 ``$PLGRAPH_CACHE``, else ``$XDG_CACHE_HOME/plgraph``, else ``~/.cache/plgraph``).
 
-Each corpus has a default ``min_count`` for the vocabulary: the seed replaces
+Each corpus has a default ``min_count`` for the vocabulary: the PLRE paper replaces
 training singletons by ``<unk>`` ("In all cases, the singletons were replaced
 with <unk> tokens"), which we do for Russian; the PTB split already has its
 own ``<unk>`` and the Brown protocol maps rare words to ``UNKTOK`` itself, so
@@ -30,7 +32,7 @@ from ..cache import cache_dir
 
 SPLIT_NAMES = ("train", "valid", "test")
 
-#: Brown protocol (notes §5)
+#: Brown protocol: token budgets of train and train + valid, the vocabulary cut-off, the rare-word token
 BROWN_TRAIN_TOKENS = 800_000
 BROWN_VALID_TOKENS = 1_000_000
 BROWN_MIN_COUNT = 4
@@ -88,7 +90,7 @@ _BROWN_FILE = re.compile(r"c[a-r]\d\d")
 
 
 def brown_sentences(brown_dir) -> list[list[str]]:
-    """Sentences of the tagged Brown files ``c[a-r]NN`` in name order, tags removed (notes §5 steps 1-2)."""
+    """Sentences of the tagged Brown files ``c[a-r]NN`` in name order, tags removed."""
     files = sorted(p for p in Path(brown_dir).iterdir() if _BROWN_FILE.fullmatch(p.name))
     if len(files) != 500:
         raise InputError(f"expected the 500 Brown files ca01..cr09, found {len(files)}", str(brown_dir))
@@ -106,7 +108,7 @@ def brown_sentences(brown_dir) -> list[list[str]]:
 
 
 def make_brown_protocol(brown_dir, out_dir) -> dict[str, Path]:
-    """Write the Brown protocol's train/valid/test files to ``out_dir`` (notes §5 steps 1-5)."""
+    """Write the Brown protocol's train/valid/test files to ``out_dir``."""
     from collections import Counter
 
     sentences = brown_sentences(brown_dir)
@@ -130,7 +132,7 @@ def make_brown_protocol(brown_dir, out_dir) -> dict[str, Path]:
 def brown_protocol(out_dir=None, brown_dir=None, check: bool = True) -> dict[str, Path]:
     """Paths of the Brown protocol files, building them on first use.
 
-    The files are verified against the MD5 sums of the notes; a mismatch (a
+    The files are verified against the recorded MD5 sums (``BROWN_MD5``); a mismatch (a
     different copy of the Brown corpus) raises :class:`~plgraph.errors.InputError`
     unless ``check=False``.
     """

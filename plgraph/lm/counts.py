@@ -8,7 +8,7 @@ the level-(k-1) index of the first k-1 words, so the children of a level-(k-1)
 entry form one contiguous range (:meth:`NGramCounts.offsets`), and ``suffix`` is
 the level-(k-1) index of the last k-1 words.
 
-Counts (seed §2; KenLM's ``lmplz``, notes §2.1):
+Counts (the PLRE paper §2; KenLM's ``lmplz``):
 
 * ``raw``: occurrences;
 * ``adjusted``: what Kneser-Ney estimates each level from.  Highest order: the

@@ -114,7 +114,8 @@ def corpus_summary(datasets: Sequence[LMData]):
 
 
 def kenlm_parity_brown(orders: Sequence[int] = (2, 3, 4, 5)):
-    """Our int-MKN on the full Brown protocol next to the KenLM figures of the notes."""
+    """Our int-MKN on the full Brown protocol next to the reference KenLM figures
+    (:data:`~plgraph.lm.reference.KENLM_BROWN`)."""
     import pandas as pd
 
     from .reference import KENLM_BROWN
@@ -144,7 +145,7 @@ def _head(sentences: list, max_tokens: int | None) -> list:
 
 def perplexity_table(datasets: Sequence[LMData], order: int = 3, methods: Iterable[str] = KN_METHODS + ("plre",),
                      plre: PLREConfig | None = None, progress: bool | None = None):
-    """Valid and test perplexity of every method on every corpus (the seed's Table 1 shape)."""
+    """Valid and test perplexity of every method on every corpus (the PLRE paper's Table 1 shape)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -163,7 +164,7 @@ def perplexity_table(datasets: Sequence[LMData], order: int = 3, methods: Iterab
 
 
 def table_wide(df, split: str = "test"):
-    """Methods as rows, corpora as columns (like the seed's Table 1)."""
+    """Methods as rows, corpora as columns (like the PLRE paper's Table 1)."""
     wide = df.pivot(index="method", columns="corpus", values=split)
     order = [m for m in METHOD_LABELS if m in wide.index]
     wide = wide.loc[order].rename(index=METHOD_LABELS, columns=CORPUS_LABELS)
@@ -172,7 +173,7 @@ def table_wide(df, split: str = "test"):
 
 def gain_by_order(datasets: Sequence[LMData], orders: Sequence[int] = (2, 3, 4), plre: PLREConfig | None = None,
                   progress: bool | None = None):
-    """PLRE's relative improvement over int-MKN per corpus and order (the seed's Figure 1)."""
+    """PLRE's relative improvement over int-MKN per corpus and order (the PLRE paper's Figure 1)."""
     import pandas as pd
     from tqdm.auto import tqdm
 

@@ -1,6 +1,6 @@
 """Language models: the Kneser-Ney family, and :func:`load_model` for every method.
 
-Four Kneser-Ney variants (seed §2; Chen & Goodman 1998), all estimated from the
+Four Kneser-Ney variants (the PLRE paper §2; Chen & Goodman 1998), all estimated from the
 adjusted counts of :mod:`plgraph.lm.counts` and the Good-Turing discounts of
 :mod:`plgraph.lm.discounts`:
 

@@ -1,30 +1,30 @@
-"""Power Low Rank Ensembles (PLRE; Parikh, Saluja, Dyer & Xing, EMNLP 2014 — seed 001).
+"""Power Low Rank Ensembles (PLRE; Parikh, Saluja, Dyer & Xing, EMNLP 2014).
 
 The model, level by level (level ``k`` predicts ``w`` from the last ``k-1``
-words ``h``; seed Eq. 33, written innermost last)::
+words ``h``; the paper's Eq. 33, written innermost last)::
 
     P_k(w|h) = Y0(w|h) + g0(h) [ Z1(w|h) + g1(h) [ ... + g_eta(h) P_(k-1)(w|h') ] ]
 
 * the counts of a level are its Kneser-Ney adjusted counts ``a`` (raw at the
   highest order, continuation counts below; :mod:`plgraph.lm.counts`), as the
-  seed's KN embellishment uses "altered" lower-order counts;
+  paper's KN embellishment uses "altered" lower-order counts;
 * term 0 is the full-rank, power-1 term: ``Y0(w|h) = (a(hw) - D0(hw)) / a(h.)``;
 * term ``j >= 1`` has power ``rho_j`` and rank ``kappa_j``: the element-wise
   powered counts ``a^rho_j`` minus the discount ``D_j`` at the observed n-grams
   form a sparse target; for every slice (the n-grams sharing their middle words
   ``m`` in ``x m w``; a level-2 term has one slice, the bigram matrix) a
   non-negative rank-``kappa_j`` approximation ``Z = U W`` under generalised KL
-  is fitted with multiplicative updates (seed Algorithm 2 / §4.2; notes §1.5),
+  is fitted with multiplicative updates (the paper's Algorithm 2 / §4.2),
   and ``Z_j(w|h) = Z(w, h) / sum_w a(hw)^rho_j``.  The normaliser is the column
   sum of the sparse powered counts, precomputed: gKL fits keep column sums
   (each fit ends with the context-side update, then columns are rescaled to
   their target sums to rounding), so no O(V) sum is ever needed and a term
   costs O(kappa) at query time;
-* discounts (seed Algorithm 1 and §4.4): ``D_j = d* . a^rho_(j+1)`` with
+* discounts (the paper's Algorithm 1 and §4.4): ``D_j = d* . a^rho_(j+1)`` with
   ``rho_0 = 1`` and ``rho_(eta+1) = 0``, ``d*`` the ``(eta+1)``-th root of the
   level's (M)KN discount (:mod:`plgraph.lm.discounts`); the discount is taken
   *before* the low-rank fit, from the powered counts ("low rank approximations
-  of Y_Dj" — variant (a) of the notes §1.4, which the seed's text settles);
+  of Y_Dj", as the paper's text settles it);
 * ``g_j(h) = sum_w D_j(hw) / sum_w a(hw)^rho_j`` is the mass the discount
   removed, so every bracket, and the model, sums to one;
 * a context never seen at a level contributes nothing (the lower order is used
@@ -33,7 +33,7 @@ words ``h``; seed Eq. 33, written innermost last)::
 
 With no low-rank terms (``eta = 0``) every level is int-KN / int-MKN exactly.
 
-Fitting (the seed is silent beyond "the best rank-kappa approximation under
+Fitting (the paper is silent beyond "the best rank-kappa approximation under
 gKL"): a fixed number of multiplicative updates from deterministic
 pseudo-random start values.  These fits stop in start-dependent local optima: on PTB
 validation, a bigram PLRE with one low-rank term (rank 0.002 V, 40 iterations)
@@ -43,11 +43,11 @@ R independently started fits; the mean is non-negative, keeps the column sums
 (so the normalisers stay exact) and is stored as one factorisation of slice
 rank ``R . kappa_s``.  ``restarts=1`` is the plain procedure.
 
-Defaults (:data:`DEFAULT_CONFIG`) follow the seed where it speaks — one
+Defaults (:data:`DEFAULT_CONFIG`) follow the paper where it speaks — one
 low-rank bigram and one low-rank trigram term, power 0.5, discounts the
 square roots of the Good-Turing (KN) estimate — and were tuned on validation
 data only (PTB, Brown and Russian valid, mean gain over int-MKN;
-``bench/tune_plre.py``, log in ``bench/tune_plre.csv``) for what the seed
+``bench/tune_plre.py``, log in ``bench/tune_plre.csv``) for what the paper
 leaves open or tunes per corpus: ranks 0.002 V (bigram) and 0.0002 V
 (trigram slices), 40 iterations, 8 restarts, KN rather than MKN base discounts.
 """

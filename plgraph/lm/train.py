@@ -23,7 +23,7 @@ def train(source, order: int = 3, method: str = "int-mkn", min_count: int = 1, p
     method : str
         ``int-kn``, ``int-mkn``, ``bo-kn``, ``bo-mkn`` or ``plre``.
     min_count : int
-        Training words seen fewer times become ``<unk>`` (2 = the seed's
+        Training words seen fewer times become ``<unk>`` (2 = the PLRE paper's
         "singletons -> <unk>"); 1 keeps every word.
     plre : PLREConfig, optional
         PLRE hyper-parameters; default :data:`plgraph.lm.plre.DEFAULT_CONFIG`

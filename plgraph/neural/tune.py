@@ -8,7 +8,7 @@ score are the traces the bias lets in, if the rest of the graph allows them.  Ov
 grid :data:`BIAS_GRID`, against the gold trace pairs, the bias with the highest
 unlabelled trace recall at a precision of at least ``trace_precision`` (%) is kept -- the
 linear pass 3's rule (:func:`plgraph.parser.training.cascade.tune_trace_bias`), a
-precision-first operating point as the seed's -- or, when ``trace_precision`` is 0 or
+precision-first operating point as the thesis's -- or, when ``trace_precision`` is 0 or
 out of reach, the one with the best F1 (ties: the bias nearest 0).  The chart then
 decodes with it; ``parser evaluate`` measures what it gives.
 """

@@ -1,4 +1,4 @@
-"""The graph parser with traces (seed 000): train a model folder, load it, parse, measure.
+"""The graph parser with traces (Kummerfeld's thesis): train a model folder, load it, parse, measure.
 
 ::
 

@@ -311,9 +311,8 @@ class ParserFolder:
         return [r for r in self.header.get("curves") or [] if isinstance(r, dict) and r.get("model") != name]
 
     def pass_config(self, name: str, config_cls):
-        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``), options
-        added since filled in as folders written before them were trained
-        (:func:`stored_config`)."""
+        """Pass ``name``'s config as stored in ``parser.json`` (a ``config_cls``,
+        :func:`stored_config`)."""
         entry = self._pass_entry(name)
         with model_errors(os.path.join(self.path, "parser.json"), f"{name} config"):
             return stored_config(config_cls, entry["config"])
@@ -411,17 +410,15 @@ class ParserModel:
 # ---------------------------------------------------------------------------------------------
 # training one pass
 # ---------------------------------------------------------------------------------------------
-#: options added to the pass configs since the first folders were written, with the value
-#: that reproduces how a folder (or checkpoint) without them was trained (or its trace bias
-#: tuned: best trace F1)
-LEGACY_OPTIONS = {"backoff": "none", "negative_pool": 0.0, "trace_prob": 0.0, "trace_precision": 0.0}
-
-
 def stored_config(config_cls, stored: dict):
-    """A ``config_cls`` from a stored config dict, the :data:`LEGACY_OPTIONS` of
-    ``config_cls`` it lacks filled in (TypeError for an unknown key)."""
-    names = {f.name for f in fields(config_cls)}
-    return config_cls(**{**{k: v for k, v in LEGACY_OPTIONS.items() if k in names}, **stored})
+    """A ``config_cls`` from a stored config dict, which must hold every field of
+    ``config_cls`` and no other (TypeError naming the fields otherwise; the loaders turn
+    it into a ModelFileError naming the file)."""
+    names = [f.name for f in fields(config_cls)]
+    missing = [n for n in names if n not in stored]
+    if missing:
+        raise TypeError(f"{config_cls.__name__}: missing {', '.join(missing)}")
+    return config_cls(**stored)
 
 
 def stored_pass_config(folder, name: str) -> dict | None:

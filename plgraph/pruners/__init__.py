@@ -1,4 +1,4 @@
-"""The graph parser's coarse passes (design notes §5.1-5.4): a projective
+"""The graph parser's coarse passes: a projective
 first-order arc parser, a trace classifier and a spine classifier, trained with
 the online primal subgradient + AdaGrad learner, and max-marginal / probability
 pruning for the full 1EC pass."""

@@ -73,7 +73,7 @@ def pair_keys(wh, th, base, n, c, p, none_class, out):
     (unigrams, bigrams, in-between POS, surrounding POS), each once plain and
     once conjoined with direction and binned distance; the "no trace" class uses a
     small set (word of each end; tag pair with direction and distance in bins of
-    5; back-offs), as in the reference parser (design notes §5.3).
+    5; back-offs), as in the reference parser.
     """
     cw = _atom(wh, base, n, c)
     ct = _atom(th, base, n, c)
@@ -144,7 +144,7 @@ def pair_keys(wh, th, base, n, c, p, none_class, out):
 
 @njit(cache=NUMBA_CACHE)
 def word_keys(wh, th, base, n, i, out):
-    """Spine features of word i (§5.3): the 16 sub-patterns of the POS 5-gram window
+    """Spine features of word i: the 16 sub-patterns of the POS 5-gram window
     that keep the word's own tag, and (word, tag) / word / tag at offsets -2..+2."""
     m = 0
     t = [_atom(th, base, n, i + o) for o in (-2, -1, 0, 1, 2)]

@@ -3,7 +3,7 @@ structural edges (no traces, no spines), built on :mod:`plgraph.dep`.
 
 Each sentence becomes a dependency tree whose labels are the attachment nodes
 (``VP_1``, ``ROOT_0``) and whose word forms are normalised as the graph parser
-normalises them (§5.3).  Label candidates are those seen in training for the
+normalises them.  Label candidates are those seen in training for the
 arc's class (head POS, dependent POS, direction) — plgraph.dep's ``pos``
 constraint, a little stricter than the reference's "seen with the child's or the
 parent's POS".  Max-marginals of arcs and of chart cells come from

@@ -1,5 +1,4 @@
-"""The trace classifier and the spine classifier of the coarse-to-fine pipeline
-(design notes §5.1, §5.3).
+"""The trace classifier and the spine classifier of the coarse-to-fine pipeline.
 
 * **Trace classifier**: for every ordered pair of words, a multiclass linear model
   over the trace types plus a "no trace" class.  A pair's candidates are the

@@ -66,7 +66,7 @@ def _stats(args) -> int:
     from ..parser.scoring.labels import LabelVocab
 
     graphs, bad = _graphs(args.split, args.ptb, progress_of(args))
-    vocab = LabelVocab.from_graphs(_graphs("train", args.ptb, progress_of(args))[0])   # the seed's edge labels
+    vocab = LabelVocab.from_graphs(_graphs("train", args.ptb, progress_of(args))[0])   # the thesis's edge labels
     doc = pruning_stats(pr, graphs, curves=args.curves, label_vocab=vocab)
     doc["split"] = args.split
     doc["seed_operating_points"] = {"edges_kept_pct": 0.302, "cells_kept_pct": 53.0, "traces_kept_pct": 6.0,
@@ -83,8 +83,8 @@ def _stats(args) -> int:
             ("spines (of all spines)", doc["spines_kept_pct"], doc["spines_gold_recall_pct"], "6.5% / 99.5%"),
             ("  of POS candidates", doc["spines_kept_of_candidates_pct"], doc["spines_reachable_recall_pct"], "")]
     print(f"{'pruner':36s} {'kept %':>8s} {'gold kept %':>12s}   seed (WSJ 22)")
-    for name, kept, rec, seed in rows:
-        print(f"{name:36s} {kept:8.3f} {'' if rec is None else f'{rec:12.2f}':>12s}   {seed}")
+    for name, kept, rec, thesis in rows:
+        print(f"{name:36s} {kept:8.3f} {'' if rec is None else f'{rec:12.2f}':>12s}   {thesis}")
     print(f"pass 1: UAS {doc['arc_uas']} LAS {doc['arc_las']}; spine accuracy {doc['spine_acc']}; "
           f"trace classifier P {doc['trace_p']} R {doc['trace_r']} F {doc['trace_f']}")
     print("thresholds:", json.dumps(doc["thresholds"]))

@@ -4,7 +4,7 @@ Per sentence (:class:`plgraph.encoding.EncodedSentence`, built once from the gra
 arrays are 0-based over words, ROOT after the last word):
 
 * normalised word and POS ids (:class:`Vocabulary`) — words normalised as the
-  reference parser does (design notes §5.3): digits become ``0``, tokens with two
+  reference parser does: digits become ``0``, tokens with two
   adjacent capitals are lower-cased, and rare words map to their longest frequent
   suffix (``_ing``) or ``_UNK``;
 * the gold structural tree: head (chart positions, ROOT = n) and attachment label of
@@ -12,11 +12,11 @@ arrays are 0-based over words, ROOT after the last word):
 * the gold trace edges between words (self-loops excluded: they belong to the
   spine), one per ordered pair (the parser's multiplicity limit);
 * the gold spine of every word: the spine string plus its self-loop traces,
-  which together are the parser's spine identity (§2.3).
+  which together are the parser's spine identity.
 
 The frequency threshold for "rare" is the reference's 100 occurrences in WSJ 2-21
-(950,028 tokens), scaled to the size of the training data (the seed is silent;
-following the notes' account of the reference, proportionally).
+(950,028 tokens), scaled proportionally to the size of the training data (the thesis is
+silent on this).
 """
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ class Vocabulary:
         return self
 
 
-#: one sentence's arrays -- since issue #14 the shared :class:`plgraph.encoding.EncodedSentence`
+#: one sentence's arrays -- the shared :class:`plgraph.encoding.EncodedSentence`
 #: (gold heads in chart positions as ``head``, ROOT = n; ``heads`` and ``traces`` are
 #: the former fields: dependency positions with 0 = ROOT, and a dict)
 SentenceData = EncodedSentence

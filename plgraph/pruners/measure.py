@@ -149,7 +149,7 @@ def pruning_stats(pr: Pruners, graphs, curves: bool = False, label_vocab=None) -
     labels allowed for it (attachment nodes seen with the pair's POS class), against
     Σ n² × its label count.  With ``label_vocab`` (a
     :class:`plgraph.parser.scoring.labels.LabelVocab` of the train split) it adds
-    ``edges_kept_seed_pct``, the seed's definition (the reference's ``PruningStats``:
+    ``edges_kept_seed_pct``, the thesis's definition (the reference's ``PruningStats``:
     kept labelled arcs against Σ n² × the number of edge labels, the parser's full
     labels): each kept pair counts its structural EITHER candidates, out of all
     labels of the vocabulary."""

@@ -5,7 +5,7 @@ classifier with their vocabularies and thresholds; :meth:`Pruners.prune` gives t
 arrays the full pass consumes (:class:`PrunedSentence`), and :meth:`Pruners.save` /
 :meth:`Pruners.load` write and read them as ``.npz`` + JSON (every file checked).
 
-Pruning semantics (§5.1): an arc or chart cell is kept iff its max-marginal
+Pruning semantics: an arc or chart cell is kept iff its max-marginal
 ``m > min + ratio * (max - min)`` (max = best tree, min = smallest finite arc
 max-marginal; :func:`keep_threshold`); a trace (pair, type) iff its probability exceeds
 ``trace_prob`` and its score is in the sentence's top ``trace_rank`` fraction of trace
@@ -34,7 +34,7 @@ FORMAT_VERSION = 1
 
 @dataclass
 class PrunerConfig:
-    """Hyperparameters (defaults: the released configurations, notes §5.4) and targets."""
+    """Hyperparameters (defaults: the reference parser's released configurations) and targets."""
 
     spine_epochs: int = 8
     spine_batch: int = 10

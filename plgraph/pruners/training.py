@@ -2,11 +2,11 @@
 
 :func:`train_pruners` trains, on the train split, the projective arc pass, the trace
 classifier and the spine classifier with the online primal subgradient + AdaGrad
-learner (hyperparameters of the released configurations, design notes §5.4, as
+learner (hyperparameters of the reference parser's released configurations as
 defaults: :class:`~plgraph.pruners.model.PrunerConfig`), logs per-epoch training curves,
 checkpoints every epoch (``resume=True`` continues), then tunes the pruning thresholds on
 dev (:func:`plgraph.pruners.measure.tune_thresholds`: 99% of gold structural edges and
-99.5% of gold spines kept, as the seed did; the trace thresholds default to the released
+99.5% of gold spines kept, as the thesis did; the trace thresholds default to the released
 ones, 0.011 and 0.067) and saves everything as ``.npz`` + JSON.
 """
 from __future__ import annotations

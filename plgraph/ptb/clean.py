@@ -1,6 +1,6 @@
 """Cleaning of Penn Treebank trees and label helpers.
 
-The cleaning follows the reference converter (design notes 1ec-anchor.md §2.1):
+The cleaning follows the reference converter:
 
 * a label containing ``|`` becomes ``ADVP`` if any alternative is ADVP, else its
   first alternative;

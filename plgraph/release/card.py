@@ -3,7 +3,7 @@
 :func:`render_card` turns a release record (:mod:`plgraph.release.record`) into the card
 the documentation shows (``docs/model.md``): what the model is, the data and licence
 terms it comes from, the command that makes it, its files and sizes, and its scores on
-dev and test beside the seed's published ones.  Every figure on the card is read from the
+dev and test beside the thesis's published ones.  Every figure on the card is read from the
 record; the page is rewritten by each release.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _train_sentences(record: dict) -> str:
 
 def render_card(record: dict) -> str:
     """The card of a release ``record`` (module docstring), as Markdown."""
-    from ..parser.analysis.evaluate import SEED
+    from ..parser.analysis.evaluate import THESIS
 
     made = record["made"]
     cfg = made["config"]
@@ -100,10 +100,11 @@ def render_card(record: dict) -> str:
         for key, title in (("dev", "dev, gold"), ("dev_predicted", "dev, predicted"), ("test", "test, gold"),
                            ("test_predicted", "test, predicted")):
             lines.append(_row(f"{scorer}, {title}", e[key]))
-    seed = {k: v for k, (v, _) in SEED.items()}
+    thesis = {k: v for k, (v, _) in THESIS.items()}
     lines += [
-        f"| seed (thesis), WSJ 22 | {seed['evalb_f1']:.2f} | P {seed['johnson_p']:.0f} / R {seed['johnson_r']:.0f} | "
-        f"{seed['trace_p']:.1f} / {seed['trace_r']:.1f} | predicted | {1 / seed['seconds_per_sentence']:.2f} |",
+        f"| seed (thesis), WSJ 22 | {thesis['evalb_f1']:.2f} | "
+        f"P {thesis['johnson_p']:.0f} / R {thesis['johnson_r']:.0f} | "
+        f"{thesis['trace_p']:.1f} / {thesis['trace_r']:.1f} | predicted | {1 / thesis['seconds_per_sentence']:.2f} |",
         "",
         "The seed's parser was trained on WSJ sections 02-21 (39,832 sentences); these models saw the "
         f"sample's train split ({_train_sentences(record)}; the parsers train on those of at most 40 words). "

@@ -1,5 +1,5 @@
 """The one-endpoint-crossing dynamic program: item states, deduction rules,
-gold derivations and rule-usage counting (design notes 1ec-anchor.md §4)."""
+gold derivations and rule-usage counting."""
 from .bruteforce import BruteForceReport, check_all_graphs
 from .derive import Derivation, derive, derive_edges
 from .generate import SPAN_CODES, generate_rules, rules_text

@@ -20,7 +20,7 @@ counts, the rule arrays and their lookup indexes).
 ``(i,j), (i,x), (j,i), (j,x), (x,i), (x,j)`` with letters 0 none, 1 indirect, 2
 direct (:func:`plgraph.rules.tables.state_letters`).
 
-**Parser-level conditions** (design notes 1ec-anchor.md §4.3, §4.6; the reference
+**Parser-level conditions** (the reference
 parser applies them, the rule tables do not encode them; a chart applies them when
 its ``strict`` switch is set): :func:`interval_split_ok` (an Interval with no parent
 links and width > 1 is never the left child of Interval + Interval) and

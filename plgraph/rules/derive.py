@@ -6,13 +6,13 @@ graph and returns a :class:`Derivation`: how many derivations the graph has
 and the brute-force check of :mod:`plgraph.rules.bruteforce` verifies), and
 the unique one as a list of rule applications, bottom-up.
 
-Following the reference parser (design notes §4.7), a sentence's gold graph is
+Following the reference parser, a sentence's gold graph is
 first reduced to its representable edges (:func:`plgraph.structure.representable_mask`,
 the reference's ``dag1ecEdges``); self-loop traces live in spines and parallel
 edges between the same ordered pair are one arc of the deduction system
 (labels are attached to the arc).  ROOT is the last point.
 
-Which of the two the design notes describe — the reference's top-down
+Which of the two finds it — the reference's top-down
 signature lookup or a chart — does not matter for the result: the derivation is
 unique; the chart is used because it counts derivations and applies the rules with
 the same library as the parser's chart (:mod:`plgraph.rules._apply`).

@@ -1,4 +1,4 @@
-"""Expansion of the deduction templates into concrete rules (design notes §4.5).
+"""Expansion of the deduction templates into concrete rules.
 
 Every template is expanded over the 17 concrete span codes of its items and
 goal and over the parent states consistent with each item's pattern; a

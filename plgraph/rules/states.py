@@ -11,7 +11,7 @@ The valid states are *enumerated*, not typed in: each pair of points takes one
 of five relations (a below b directly or indirectly, b below a directly or
 indirectly, unrelated), and a combination is kept when "descends from" is
 transitive and acyclic.  This leaves 5 two-point and 85 three-point states
-(design notes 1ec-anchor.md §4.1; the reference's feasible_parents.py).
+(the reference's feasible_parents.py).
 """
 from __future__ import annotations
 

@@ -1,18 +1,18 @@
 """Combination-rule applications per template, plgraph's derivations beside the thesis's
-(seed: the counts after the rules-subset algorithm of §"Algorithm rule pruning",
+(the counts after the rules-subset algorithm of §"Algorithm rule pruning",
 :data:`plgraph.paper.TEMPLATE_COUNTS`).
 
 Numbering.  plgraph numbers the 47 combination templates T0-T46 in the order of the
 reference's ``rule-generation/templates_used.tex`` (:data:`plgraph.rules.templates.COMBINATION_TEMPLATES`),
-the numbering of the reference's usage statistics.  The seed lists its counts by bare
-number; they are in the same numbering: the seed's 20 numbers are the templates the design
-notes (1ec-anchor.md §4.8) name as used, they sum to the thesis's 901,773 applications,
-and the seed's counts of T0 and T7 -- the two templates with exactly two concrete rules,
+the numbering of the reference's usage statistics.  The thesis lists its counts by bare
+number; they are in the same numbering: the thesis's 20 numbers are the templates
+:data:`plgraph.paper.TEMPLATES_USED` lists as used, they sum to the thesis's 901,773 applications,
+and the thesis's counts of T0 and T7 -- the two templates with exactly two concrete rules,
 both among the five most frequent rules -- equal the sums of those rules' counts in the
-notes (:data:`plgraph.paper.TOP_RULES`), with the same item states as plgraph's two T0 and
-two T7 rules.  Where the thesis's drawn figure and the counts disagree (its Figure
-rules-to-prune leaves T12, T30 and T32 unboxed though the seed lists no application of
-them), the seed's counts are followed.
+reference's ``templates_used-pruned.tex`` (:data:`plgraph.paper.TOP_RULES`), with the same item
+states as plgraph's two T0 and two T7 rules.  Where the thesis's drawn figure and the counts disagree (its Figure
+rules-to-prune leaves T12, T30 and T32 unboxed though the thesis lists no application of
+them), the thesis's counts are followed.
 
 Shares, not counts, are compared: the corpora differ in size.
 """

@@ -1,7 +1,7 @@
 """The deduction rule templates of the one-endpoint-crossing dynamic program.
 
 Transcribed from the thesis's template figure as used by the reference parser
-(``rule-generation/templates_used.tex``; design notes 1ec-anchor.md §4.3-4.4).
+(``rule-generation/templates_used.tex``).
 The code implements the thesis-style templates (no "hat" bookkeeping of the
 TACL paper), as the reference does.
 

@@ -1,4 +1,4 @@
-"""Structure classes of lexicalised graphs (design notes 1ec-anchor.md §3.1).
+"""Structure classes of lexicalised graphs.
 
 * **projective**: no two edges cross (edges are undirected spans; shared end
   points never cross; self-loops never cross anything);
@@ -11,8 +11,8 @@
 
 ROOT is a position on the line; ``root="end"`` (default) puts it after the last
 word as the reference parser does, ``root="start"`` before the first word as the
-reference converter's ``# Graph type`` line does.  The design notes warn that
-crossing status can depend on this choice; it cannot: ROOT lies outside every
+reference converter's ``# Graph type`` line does.  One might expect
+crossing status to depend on this choice; it cannot: ROOT lies outside every
 word span at either end, so an edge (a, ROOT) crosses (c, d) iff c < a < d in
 both cases, and crossing, 1EC, tree and cycle status are the same (a property
 test checks this).  Only orientation-dependent checks (the locked-chain test,

@@ -157,7 +157,7 @@ def _chain_search(lo, hi, crossed, first, first_left, target):
 @njit(cache=NUMBA_CACHE)
 def has_locked_chain(lo, hi):
     """Locked chain test over undirected spans (a structure the 1EC deduction
-    system cannot derive; design notes §3.1).
+    system cannot derive).
 
     Follows ``properties/check_for_locked_chain.py`` of the reference, except
     that the final chain walk tries every candidate edge (the reference takes
@@ -241,8 +241,8 @@ def has_locked_chain(lo, hi):
 def greedy_representable(n_words, src, tgt, is_trace):
     """Greedy removal of trace edges until the graph is acyclic and 1EC.
 
-    Re-implements the reference parser's ``Graph.dag1ecEdges`` (design notes
-    §3.2): positions are words ``0..n_words-1`` with ROOT at ``n_words``; edges
+    Re-implements the reference parser's ``Graph.dag1ecEdges``:
+    positions are words ``0..n_words-1`` with ROOT at ``n_words``; edges
     go ``src`` (child) -> ``tgt`` (parent); no self-loops.  Each round
     (1) gives +1 to every trace edge that violates 1EC and to every trace edge
     crossing a violating structural edge, (2) counts, for each trace edge, the

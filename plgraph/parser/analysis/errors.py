@@ -1,7 +1,7 @@
 """Where a parser's graphs go wrong: error types per sentence, traces by type, scores by
 sentence length (notebook 08, the explorer's error filter).
 
-Trace edges here are the seed's (:mod:`plgraph.eval.graphs`, design notes §7.3):
+Trace edges here are the thesis's (:mod:`plgraph.eval.graphs`):
 (child, parent) pairs of trace edges that are not self loops, matched unlabelled.
 """
 from __future__ import annotations

@@ -1,16 +1,16 @@
-"""``plgraph parser evaluate``: parse a split and score it the ways the seed does.
+"""``plgraph parser evaluate``: parse a split and score it the ways the thesis does.
 
 :func:`evaluate_split` parses every sentence of a split (gold tags, or the model folder's
 POS tagger's), then scores the output trees and graphs with :mod:`plgraph.eval`
 (:func:`plgraph.eval.ceiling.score_outputs`):
 
 * evalb (COLLINS.prm, no MAX_ERROR stop) with a ``TOP`` root, all lengths and <= 40 words,
-  and, labelled, the figure with the ``ROOT`` root counted as a bracket (design notes
-  ``1ec-parser.md`` §7.2: the seed's 88.26 does not say which it is; the seed's text
-  puts it on WSJ section 22, "an F-score of 88.26 on section 22");
+  and, labelled, the figure with the ``ROOT`` root counted as a bracket (the
+  thesis's 88.26 does not say which it is; the thesis's text puts it on WSJ section 22,
+  "an F-score of 88.26 on section 22");
 * the Johnson (2002) metric, normal and ``--null-only``, on the sentences of <= 40 words
-  (the seed's P 64 / R 48, WSJ 22) and on all (the repository README's section-23 figures);
-* the graph scores (``shp-eval.py`` categories and the seed's unlabelled / labelled trace
+  (the thesis's P 64 / R 48, WSJ 22) and on all (the repository README's section-23 figures);
+* the graph scores (``shp-eval.py`` categories and the thesis's unlabelled / labelled trace
   edges, P 88.3 / R 50.4);
 * how every sentence was parsed (:data:`~plgraph.parser.parsing.parser.STATUSES`) and the failed
   ones, speed;
@@ -21,7 +21,7 @@ POS tagger's), then scores the output trees and graphs with :mod:`plgraph.eval`
   :func:`plgraph.eval.ceiling.representation_ceiling`), so the gaps of the conversion,
   of the representation and label set, and of the model are separate.
 
-Published figures sit in :data:`SEED` (seed paper: evalb on WSJ 22, lengths not stated;
+Published figures sit in :data:`THESIS` (the thesis: evalb on WSJ 22, lengths not stated;
 traces and Johnson on WSJ 22 <= 40 words; repository README: WSJ 23 Johnson with
 predicted tags).
 """
@@ -32,7 +32,7 @@ import time
 from ..parsing.parser import STATUSES, Parser
 
 #: published figures: (value, what and where)
-SEED = {
+THESIS = {
     "evalb_f1": (88.26, "seed, evalb F1, WSJ 22"),
     "trace_p": (88.3, "seed, unlabelled trace edges P, WSJ 22"),
     "trace_r": (50.4, "seed, unlabelled trace edges R, WSJ 22"),
@@ -147,7 +147,7 @@ def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, j
     if ceiling:
         doc["ceiling"] = {"all": representation_ceiling(sentences),
                           "len40": representation_ceiling(_short(sentences, sentences, 40)[0])}
-    doc["seed"] = {k: v for k, (v, _) in SEED.items()}
+    doc["seed"] = {k: v for k, (v, _) in THESIS.items()}
     return doc, results
 
 
@@ -164,7 +164,7 @@ def _f(x) -> str:
 
 def headline(doc: dict, part: str = "len40") -> dict:
     """The figures the issue asks for, from :func:`evaluate_split`'s dict: evalb F1 (TOP;
-    ROOT counted), Johnson P/R/F (normal, null only), seed trace-edge P/R (unlabelled,
+    ROOT counted), Johnson P/R/F (normal, null only), the thesis's trace-edge P/R (unlabelled,
     labelled), for ``part`` (``len40`` or ``all``)."""
     s = doc["scores"][part]
     g = s["graphs"]
@@ -181,11 +181,11 @@ def headline(doc: dict, part: str = "len40") -> dict:
 def format_evaluation(doc: dict) -> str:
     """A readable table of :func:`evaluate_split`'s dict: plgraph, the representation's
     ceiling and the published figure, side by side."""
-    seed = SEED
+    thesis = THESIS
     lines = [f"{doc['sentences']} sentences, {doc['tags']} tags, {doc['jobs']} job(s): "
              f"{doc['seconds']:.1f} s, {doc['sentences_per_second']:.2f} sentences/s "
              f"({1 / max(doc['sentences_per_second'], 1e-9):.3f} s a sentence; seed "
-             f"{seed['seconds_per_sentence'][0]} s)"]
+             f"{thesis['seconds_per_sentence'][0]} s)"]
     if "tagging_accuracy" in doc:
         lines.append(f"POS tagging accuracy {doc['tagging_accuracy']:.2f}%")
     lines.append("parsed: " + ", ".join(f"{k} {v}" for k, v in doc["statuses"].items()))
@@ -209,8 +209,8 @@ def format_evaluation(doc: dict) -> str:
         lines.append(f"{'':38s} {'plgraph':>8s}" + "".join(f" {name:>8s}" for _, name in columns)
                      + f" {'seed':>8s}  (seed figure's source)")
         for name, key, skey in rows:
-            sv = seed[skey][0] if skey else None
-            src = seed[skey][1] if skey else ""
+            sv = thesis[skey][0] if skey else None
+            src = thesis[skey][1] if skey else ""
             lines.append(f"{name:38s} {_f(h[key]):>8s}" + "".join(f" {_f(r.get(key)):>8s}" for r in refs)
                          + f" {_f(sv):>8s}  {src}")
     for sid, status, reason in doc["not_pass3"]:
@@ -218,5 +218,5 @@ def format_evaluation(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SEED", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "split_items",
+__all__ = ["THESIS", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "split_items",
            "score_results", "status_counts", "headline", "output_check", "format_evaluation"]

@@ -11,9 +11,9 @@ without training again.
 
 :func:`fit_trend` fits ``score = a + b * ln(sentences)`` (least squares) -- a learning
 curve straight on a log axis, the usual first-order description -- and extends it to the
-39,832 sentences of WSJ 02-21, where the seed's 88.26 F1 (and its trace F from P 88.3 /
+39,832 sentences of WSJ 02-21, where the thesis's 88.26 F1 (and its trace F from P 88.3 /
 R 50.4) stands.  Three points fit two parameters: the extension says how far the sample
-is from the seed's data, not what a full-treebank model would score.
+is from the thesis's data, not what a full-treebank model would score.
 """
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ from pathlib import Path
 
 #: fractions of the train split the curve trains on
 FRACTIONS = (0.25, 0.5, 1.0)
-#: the train sentences of WSJ 02-21 (the seed's training set)
+#: the train sentences of WSJ 02-21 (the thesis's training set)
 FULL_TRAIN = 39832
-#: the seed's figures at FULL_TRAIN: evalb F1; trace-edge F of P 88.3 / R 50.4
-SEED_F1 = 88.26
-SEED_TRACE_F = round(2 * 88.3 * 50.4 / (88.3 + 50.4), 2)
+#: the thesis's figures at FULL_TRAIN: evalb F1; trace-edge F of P 88.3 / R 50.4
+THESIS_F1 = 88.26
+THESIS_TRACE_F = round(2 * 88.3 * 50.4 / (88.3 + 50.4), 2)
 MAX_WORDS = 40
 
 
@@ -132,7 +132,7 @@ def curve(root=None, *, ptb=None, fractions=FRACTIONS, jobs: int = 2, log=print)
 
 def plot_learning_curve(points, ax=None):
     """F1 and trace F against training sentences (log axis), with their fitted trends
-    extended to :data:`FULL_TRAIN` and the seed's figures there."""
+    extended to :data:`FULL_TRAIN` and the thesis's figures there."""
     import matplotlib.pyplot as plt
 
     from ...plotting import plain_log_axis
@@ -141,14 +141,14 @@ def plot_learning_curve(points, ax=None):
         _, ax = plt.subplots(figsize=(7, 4.2))
     xs = [p["sentences"] for p in points]
     grid = [xs[0] * (FULL_TRAIN / xs[0]) ** (i / 50) for i in range(51)]
-    for key, seed, colour, name in (("evalb_f1", SEED_F1, "#1f77b4", "evalb F1 (<= 40 words)"),
-                                    ("trace_f", SEED_TRACE_F, "#d62728", "trace edges F (unlabelled)")):
+    for key, thesis, colour, name in (("evalb_f1", THESIS_F1, "#1f77b4", "evalb F1 (<= 40 words)"),
+                                      ("trace_f", THESIS_TRACE_F, "#d62728", "trace edges F (unlabelled)")):
         ys = [p[key] for p in points]
         a, b, at_full = trend_at(points, key)
         ax.plot(xs, ys, "o-", color=colour, label=f"{name}: sample")
         ax.plot(grid, [a + b * math.log(x) for x in grid], "--", color=colour, alpha=0.6,
                 label=f"{name}: trend, {at_full:.1f} at {FULL_TRAIN:,}")
-        ax.plot([FULL_TRAIN], [seed], "*", color=colour, markersize=13, label=f"{name}: seed, {seed}")
+        ax.plot([FULL_TRAIN], [thesis], "*", color=colour, markersize=13, label=f"{name}: seed, {thesis}")
         for x, y in zip(xs, ys):
             ax.annotate(f"{y:.1f}", (x, y), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     ax.set_xscale("log")
@@ -179,9 +179,9 @@ def write_learning_curve(outdir, ptb=None, root=None) -> list[Path]:
         a, b, at_full = trend_at(pts, key)
         trends[key] = {"a": round(a, 4), "b": round(b, 4), "at_full_train": round(at_full, 2)}
     atomic_json(out / "learning_curve.json", {"points": pts, "trend": trends, "full_train": FULL_TRAIN,
-                                              "seed": {"evalb_f1": SEED_F1, "trace_f": SEED_TRACE_F}})
+                                              "seed": {"evalb_f1": THESIS_F1, "trace_f": THESIS_TRACE_F}})
     return written + [out / "learning_curve.json"]
 
 
-__all__ = ["FRACTIONS", "FULL_TRAIN", "SEED_F1", "SEED_TRACE_F", "model_folder", "missing_points", "point", "curve", "fit_trend", "trend_at",
-           "plot_learning_curve", "write_learning_curve"]
+__all__ = ["FRACTIONS", "FULL_TRAIN", "THESIS_F1", "THESIS_TRACE_F", "model_folder", "missing_points", "point",
+           "curve", "fit_trend", "trend_at", "plot_learning_curve", "write_learning_curve"]

@@ -5,12 +5,12 @@ ticks at the values measured, every axis labelled.
 * :func:`plot_parser_curves` -- dev scores of passes 2 and 3 per training epoch (a model
   folder's ``curves.json``);
 * :func:`plot_pruning` -- gold recall against the fraction kept, per pass (``parser stats
-  --json``), with the seed's operating points.
+  --json``), with the thesis's operating points.
 """
 from __future__ import annotations
 
-#: the seed's operating points (thesis, WSJ 22): (what, kept %, gold recall %)
-SEED_POINTS = (("pass 1 structural edges (seed)", 0.302, 99.0), ("spines (seed)", 6.5, 99.5))
+#: the thesis's operating points (WSJ 22): (what, kept %, gold recall %)
+THESIS_POINTS = (("pass 1 structural edges (seed)", 0.302, 99.0), ("spines (seed)", 6.5, 99.5))
 
 
 def plot_parser_curves(rows, axes=None):
@@ -49,8 +49,8 @@ def plot_parser_curves(rows, axes=None):
 
 def plot_pruning(stats: dict, ax=None):
     """Gold recall against the share kept (log axis): pass 1's structural edges (the
-    seed's definition), traces and spines, pass 2's curve over its ratio (structural
-    labels, seed's definition) and pass 3's candidates, with the seed's points.
+    thesis's definition), traces and spines, pass 2's curve over its ratio (structural
+    labels, the thesis's definition) and pass 3's candidates, with the thesis's points.
     ``stats``: the dict of ``python -m plgraph parser stats --json``."""
     import matplotlib.pyplot as plt
 
@@ -76,7 +76,7 @@ def plot_pruning(stats: dict, ax=None):
         ax.plot([r["structural_kept_seed_pct"] for r in curve], [r["gold_structural_kept_pct"] for r in curve], "-",
                 color="#ff7f0e", marker=".", label="pass 2 structural labels, over its ratio")
         xs += [r["structural_kept_seed_pct"] for r in curve]
-    for name, kept, rec in SEED_POINTS:
+    for name, kept, rec in THESIS_POINTS:
         ax.plot([kept], [rec], "*", color="black", markersize=11, alpha=0.7)
         ax.annotate(name, (kept, rec), textcoords="offset points", xytext=(-8, -4), ha="right", va="top", fontsize=8)
         xs.append(kept)
@@ -91,4 +91,4 @@ def plot_pruning(stats: dict, ax=None):
     return ax
 
 
-__all__ = ["plot_parser_curves", "plot_pruning", "SEED_POINTS"]
+__all__ = ["plot_parser_curves", "plot_pruning", "THESIS_POINTS"]

@@ -8,7 +8,7 @@ possible, and the gold edges among them:
 * pairs: the (child, parent) pairs with any candidate label, out of the n² ordered pairs
   of a word and another word or ROOT;
 * structural labels: the structural candidates of every pair, out of n² × the number of
-  structural labels of the vocabulary; and in the seed's definition (the reference's
+  structural labels of the vocabulary; and in the thesis's definition (the reference's
   ``PruningStats``, as ``pruners stats`` reports pass 1): out of n² × all labels;
 * trace labels: the trace candidates, out of n(n-1) × the number of trace labels (a trace
   joins two words);
@@ -242,7 +242,7 @@ def split_stats(model_dir, split: str = "dev", *, ptb=None, threads: int = 2, pr
 
 def _pass1_and_3_stats(model, pass2, read2, pass3, graphs, corpus, doc: dict, progress, threads: int,
                        trace_bias_curve: bool, log) -> None:
-    """Add to ``doc`` and print: pass 1's pruning (``pruners stats``' figures, the seed's
+    """Add to ``doc`` and print: pass 1's pruning (``pruners stats``' figures, the thesis's
     definition included), pass 2's pruning curve, and -- when the model has pass 3
     (``pass3``: its ``(inventory, model, read_args)``, else None) -- pass 3's candidates,
     spines and decodes, with the spine-top check as trained and switched the other way."""

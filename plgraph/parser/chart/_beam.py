@@ -1,5 +1,4 @@
-"""Numba kernels: ranking a chart cell's items into sub-beams (design notes ``1ec-parser.md``
-§5.1).
+"""Numba kernels: ranking a chart cell's items into sub-beams.
 
 :func:`rank_rows` sorts a cell's items by (sub-beam key, inside score descending, identity)
 and marks the best ``K`` of every sub-beam: the order is total, so what a beam keeps never

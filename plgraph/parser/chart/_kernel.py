@@ -1,7 +1,7 @@
 """Numba kernels: the graph parser's scored 1EC chart (Viterbi, sub-beams, cube pruning,
 outside scores, max-marginals, back-pointers).
 
-One kernel, :func:`chart`, serves every pass (design notes ``1ec-parser.md`` §1, §5, §6.1):
+One kernel, :func:`chart`, serves every pass:
 the rule subset decides projective (pass 1b) or 1EC (passes 2 and 3); one spine option
 per point is the spine-less pass 2, several are pass 3; ``K = cube = 0`` is exhaustive
 search, ``K > 0`` keeps the best ``K`` items of every sub-beam and ``cube > 0`` pops at
@@ -29,12 +29,12 @@ edge and its mode: structural, structural + trace, trace).  Flags:
 An item's identity within its cell is ``(o, key, flags without GOLD, spines)``, packed
 exactly into one int64 (:func:`ident`); items with one identity are merged (max).
 
-**What the flags enforce** (the reference's ``addBinaries`` / ``addArcsForSpan`` checks, notes
-§1.3): a point becomes interior only with its structural parent; no point gets two
+**What the flags enforce** (the reference's ``addBinaries`` / ``addArcsForSpan`` checks):
+a point becomes interior only with its structural parent; no point gets two
 structural parents; ROOT has exactly one structural child and no trace edge, and is
 never a child; shared points carry one spine; structural edges never cross.  The last is
 where this kernel follows the brute-force definition (``tests/naive.py``:
-structural edges form a projective tree) rather than the notes' one-bit ``TREE_TO_O``,
+structural edges form a projective tree) rather than a one-bit ``TREE_TO_O`` flag,
 which also refuses legal pairs of external structural edges: two structural edges first
 meet either at an arc step -- only a new edge between the two ends can cross an existing
 one, and only an external edge to an interior point (``XS_IN``) -- or at a combination,
@@ -47,9 +47,9 @@ point of the combination lies).
 heap (at most ``cube`` pops) or all corners (``cube = 0``); compaction of the main
 sub-beams; arc stage 0 (items with no direct edge), compaction; arc stage 1 (one direct
 edge; an Exterval is created only if some allowed edge can cross its external edge without
-an end strictly inside the span -- a structural one only by a trace -- notes §3.1, exact
+an end strictly inside the span -- a structural one only by a trace -- exact
 since a derivation never creates an Exterval whose external edge nothing crosses); the
-cell's three sub-beam indexes (notes §5.1: *main* keyed by (key, o), *L* by
+cell's three sub-beam indexes (*main* keyed by (key, o), *L* by
 (key, o, right-end spine) for use as a left child, *R* by (key, o, left-end spine) for
 use as a right or middle child; each keeps its best ``K``); items in no index are
 dropped before the cell is copied to the permanent table, so memory is bounded by the
@@ -58,18 +58,18 @@ beams, not by the pops.
 **Scores** (table layout: :class:`plgraph.parser.chart.tables.ScoreArgs`).  Spines: an init
 item gets half of each end's spine score (the full score at point 0 and ROOT, which lie in
 one init item only), creating an external point adds its full score, and a combination
-subtracts what its children counted twice (notes §4.2; :func:`combine_flags`).  Arcs: an
+subtracts what its children counted twice (:func:`combine_flags`).  Arcs: an
 arc step on item ``r`` for edge ``c -> p'`` proposes the structural item
 ``ins + S + rev + max(T, mT)`` (the trace rides along when ``T > mT``; outside training
 ``mT = 0``: a trace needs a positive score) and the trace-only item ``ins + T + mS + rev``.
-The Hamming loss of training (notes §6.1) is charged exactly once per error: predicted
+The Hamming loss of training is charged exactly once per error: predicted
 edges and spines inside the tables; at the arc step that links a pair, the gold kinds
 ``c -> p'`` not built (``mS``, ``mT``) and every gold ``p' -> c`` (``rev``); at a
 combination, every unlinked gold pair that dies there (:func:`comb_loss`: both ends are
 points of the goal, one strictly inside its span, and no child held both with one inside);
 at an arc step that creates an external point ``o``, the gold pairs of ``o`` with the
 span's interior (they die: interior points take no more edges);
-at the goal, an unlinked gold ``0 -> ROOT``.  (The notes' "charge at the combination that
+at the goal, an unlinked gold ``0 -> ROOT``.  (The simpler rule "charge at the combination that
 makes an end interior, unless the other end is strictly inside a child" charges a pair
 twice when its two ends become interior in disjoint sub-derivations; the brute-force
 max-marginal test found it.)
@@ -727,7 +727,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                             if pp < 0 or cc < 0 or cc == root or pair_off[cc * N + pp] < 0:
                                 continue
                             # an external edge is worth creating only if an allowed edge can cross it
-                            # without an end strictly inside the span (notes §3.1; exact: a
+                            # without an end strictly inside the span (exact: a
                             # derivation never creates an Exterval whose external edge nothing
                             # crosses); a structural one only by a trace
                             cross_s = True

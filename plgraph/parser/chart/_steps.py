@@ -330,7 +330,7 @@ def spine_correction(it, sp_off, sp_score, rows, nc, root):
 # -- arc steps ----------------------------------------------------------------------------------
 @njit(cache=NUMBA_CACHE)
 def cross_tables(sp_off, pair_off, st_best):
-    """Range tables of who can cross what (notes §3.1, the reference's ``crossingSet``),
+    """Range tables of who can cross what (the reference's ``crossingSet``),
     from the allowed edges: ``rng[t, a, b]`` over points a..b of the smallest (t = 0, 2)
     and largest (t = 1, 3) partner of an allowed trace edge (0, 1) or of any allowed edge
     (2, 3), either direction; empty ranges and points without partners give N / -1."""

@@ -1,5 +1,5 @@
 """The items of a gold graph's derivation, as the chart identifies them (training: the chart
-marks them GOLD and lets them bypass the coarse checks; notes ``1ec-parser.md`` §6.2).
+marks them GOLD and lets them bypass the coarse checks).
 
 The derivation is :func:`plgraph.rules.derive.derive_edges` of the gold graph's unlabelled
 edges under the parser's rule subset.  Each item's flags follow from the gold graph and

@@ -1,5 +1,4 @@
-"""Pass 1b: the chart in projective mode over the arc pass's scores (design notes
-``1ec-parser.md`` §2).
+"""Pass 1b: the chart in projective mode over the arc pass's scores.
 
 Pass 1 (:class:`plgraph.pruners.arcpass.ArcPass`) is a first-order Eisner parser, and
 Eisner's cells cannot prune the 1EC chart: a 1EC Interval whose two ends both take their

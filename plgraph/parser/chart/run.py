@@ -2,7 +2,7 @@
 runs the numba kernel (:mod:`plgraph.parser.chart._kernel`) and returns a :class:`ChartResult`
 with the best graph, its score, and -- on request -- outside scores and max-marginals.
 
-Switches (design notes ``1ec-parser.md`` §1): the rule subset (``rules``; ``projective=True``
+Switches: the rule subset (``rules``; ``projective=True``
 runs its projective-tree subset, pass 1b), one spine option per point or several (the
 :class:`~plgraph.parser.chart.tables.ChartTables`), exhaustive search (``beam=0, cube=0``) or
 sub-beams of ``beam`` items with at most ``cube`` pops per cell, ``outside`` for

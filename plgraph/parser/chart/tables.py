@@ -10,11 +10,11 @@ block of ``nsp[c] * nsp[p]`` entries -- flat index ``pair_off[c * N + p] + i * n
 for spine options ``i`` of ``c`` and ``j`` of ``p`` -- with the best structural and the
 best trace label's score (``-inf``: that kind is not allowed) and the labels.  Only the
 best label of each kind matters to the chart: the two kinds are chosen independently for
-a pair (notes 1ec-anchor.md §4.6), so Viterbi over labelled graphs is Viterbi over these
+a pair, so Viterbi over labelled graphs is Viterbi over these
 tables.  :meth:`ChartTables.kernel_args` packs what the kernel reads
 (:class:`ScoreArgs`).
 
-**Loss-augmented tables** (training; design notes ``1ec-parser.md`` §6.1, the reference's
+**Loss-augmented tables** (training; the reference's
 weights as defaults).  With a gold graph, every label's score gets its share of the
 Hamming loss before the best label is taken: 0 for the gold label of a gold (c, p, kind),
 ``wrong_label`` for another label of a gold (c, p, kind), ``extra`` for an edge gold does
@@ -47,7 +47,7 @@ def spine_offsets(nsp) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LossWeights:
-    """The Hamming loss's weights (the reference's ``lossWeight*`` defaults, notes §0)."""
+    """The Hamming loss's weights (the reference's ``lossWeight*`` defaults)."""
 
     missed: float = 1.0
     extra: float = 1.0
@@ -69,8 +69,8 @@ class ScoreArgs(NamedTuple):
     * ``gold_off`` (N*N+1,) / ``gold_id``: per cell ``p * N + q``, the identities
       (:func:`plgraph.parser.chart._kernel.ident`) of the gold derivation's items;
     * ``coarse`` (N*N,) uint8: bit ``f`` of ``coarse[p * N + q]`` allows combination-built
-      Interval items over [p, q] whose flags ``& COARSE_FLAGS`` are ``f`` (the pass-1b check
-      of notes §3.2; every bit set: no check).
+      Interval items over [p, q] whose flags ``& COARSE_FLAGS`` are ``f`` (the pass-1b check;
+      every bit set: no check).
     """
 
     sp_off: np.ndarray

@@ -1,6 +1,6 @@
 """A decode as a :class:`~plgraph.graph.Graph`, and the reference's fallback parse.
 
-Design notes ``1ec-parser.md`` §7.1 (the seed is silent): the chart's back-pointers give
+The thesis is silent on decoding; here the chart's back-pointers give
 labelled edges ``{(child, parent, "S"|"T"): label id}`` in chart positions (words
 ``0..n-1``, ROOT ``n``) and one spine identity per word (:func:`plgraph.encoding.spine_identity`:
 the spine string, then ``|``-separated self-loop traces).  :func:`decoded_graph` maps them

@@ -1,8 +1,8 @@
-"""Numba kernels of pass 2's edge scores (design notes ``1ec-parser.md`` §3.1).
+"""Numba kernels of pass 2's edge scores.
 
 A (child c, parent p, label l) edge scores ``sum_k w[windex(key_k, l)]`` over the pair's
 first-order arc feature keys (:func:`plgraph.pruners._kernels.pair_keys`, the McDonald et
-al. 2005 templates plain and with direction x distance; notes 1ec-anchor.md §5.3) -- each
+al. 2005 templates plain and with direction x distance) -- each
 key conjoined with the whole label, the reference's "structure id"
 (``ruleStructuralFeatureOnly``).  Positions are the chart's: words ``0..n-1``, ROOT ``n``
 (whose word and tag atoms are the end-of-sentence markers).  The kernels take their

@@ -1,11 +1,11 @@
-"""Numba kernels of pass 3's scores (design notes ``1ec-parser.md`` §4).
+"""Numba kernels of pass 3's scores.
 
 Pass 3 scores the full structure: every word's spine and every edge, where an edge's
 score depends on the spines of its two ends.  With the hashed weights of pass 2
 (:func:`plgraph.pruners._kernels.windex`):
 
 * **spine** ``(w, s)``: the spine classifier's word templates
-  (:func:`plgraph.pruners._kernels.word_keys`, notes 1ec-anchor.md §5.3) conjoined with
+  (:func:`plgraph.pruners._kernels.word_keys`) conjoined with
   the spine identity ``s`` (keys salted so that they never meet the arc keys);
 * **edge** ``(c, p, l)`` between spines ``sc`` of c and ``sp`` of p: pass 2's arc keys x
   label and x the label's back-off classes (:func:`plgraph.parser.scoring._pass2.labelled_score`),
@@ -14,7 +14,7 @@ score depends on the spines of its two ends.  With the hashed weights of pass 2
   with direction and binned distance, with the two POS, and each spine with the other
   end's POS).
 
-A label is allowed between two spines only if it is consistent with them (notes §4.3):
+A label is allowed between two spines only if it is consistent with them:
 the tables ``ok_c[s, l]`` / ``ok_p[s, l]`` say whether spine ``s`` can be the child /
 parent end of label ``l`` (built in :mod:`plgraph.parser.scoring.pass3`; row ``ROOT`` = the last
 row is ROOT's spine).  Positions are the chart's (words ``0..n-1``, ROOT ``n``); weights

@@ -12,9 +12,9 @@ A :class:`Label` names what an edge joins, not only where it attaches:
   ``edgeHasTargetChild``, the thesis's "sibling symbol"; ``Model.addEdgePSG`` /
   ``getPartForEdge`` with delta -1).
 
-Trace labels carry no sibling.  The seed is silent here; this follows the design
-notes' measured vocabulary (``1ec-parser.md`` §3.1: 1,423 labels on the sample's train
-split, 1,304 structural and 119 trace), which is what the reference builds when its
+Trace labels carry no sibling.  The thesis is silent here; this gives the measured
+vocabulary of 1,423 labels on the sample's train split (1,304 structural and 119 trace),
+which is what the reference builds when its
 ``featureDev`` flag 6 skips the refined edge definition for traces.  Node names carry
 their null flags as the SHP file does (the reference's ``nullDepth`` > 0).
 

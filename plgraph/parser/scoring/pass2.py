@@ -1,5 +1,4 @@
-"""Pass 2: 1EC graphs with structural and trace edges, no spines (design notes
-``1ec-parser.md`` §3, §6).
+"""Pass 2: 1EC graphs with structural and trace edges, no spines.
 
 For one sentence, :func:`pass2_sentence` lists the pairs that may carry an edge and their
 candidate labels:
@@ -9,22 +8,22 @@ candidate labels:
   the reference's ``EITHER``);
 * a trace edge c -> p with the trace labels seen with c's or p's POS whose trace type the
   trace classifier kept for the pair;
-* in training, every gold edge and its gold label too (gold protection, §6.2).
+* in training, every gold edge and its gold label too (gold protection).
 
 :class:`Pass2Model` scores them (:mod:`plgraph.parser.scoring._pass2`), builds the chart's tables
 (loss-augmented in training) and decodes with :func:`plgraph.parser.chart.run.parse_chart`
 (through :func:`plgraph.parser.scoring.scorer.decode_chart`: the model is a
 :class:`~plgraph.parser.scoring.scorer.Pass2Scorer`).  Pass 2's output for pass 3 is
 :class:`Pass2Pruning` (:func:`pass2_pruning`: a plain decode with outside scores).
-Every decode checks its own arithmetic (§6.2): the chart's score must equal
+Every decode checks its own arithmetic: the chart's score must equal
 ``w . phi(y_hat) + L(y_hat)`` (L = 0 outside training); a difference is counted as a
 mismatch.  A training decode whose gold graph outscores the prediction's augmented score
 is a *search error* (gold fell off a beam; the reference's ``goldPruned``); the update is
 made anyway, as the reference does.
 
 Crossing items are limited by the kept traces through the chart's crossability tables
-(built from the pairs allowed a trace edge).  Still open (issue "The trained graph
-parser"): the coarse check against pass 1b's item max-marginals, and pass 3.
+(built from the pairs allowed a trace edge).  Not built: the coarse check against pass
+1b's item max-marginals.
 """
 from __future__ import annotations
 
@@ -52,9 +51,9 @@ NEG = K.NEG
 
 @dataclass(frozen=True)
 class Pass2Config:
-    """Pass 2's options; defaults are the released "1EC arc parser" configuration (notes
-    1ec-anchor.md §5.4: primal SVM with AdaGrad, batch 20, C 1e-9, eta 0.03, L1, one
-    pass over the data; beam 100, cube depth 500 -- notes 1ec-parser.md §10), with
+    """Pass 2's options; defaults are the released "1EC arc parser" configuration of the
+    reference parser (jkkummerfeld/1ec-graph-parser: primal SVM with AdaGrad, batch 20, C 1e-9,
+    eta 0.03, L1, one pass over the data; beam 100, cube depth 500), with
     hashed weights (2^bits).  ``backoff``: the label classes every edge feature is also
     conjoined with (:meth:`~plgraph.parser.scoring.labels.LabelVocab.backoff_classes`; plgraph's,
     ``"none"`` is the reference's model).  ``negative_pool``: the size of the pool the
@@ -213,8 +212,8 @@ def pass2_sentence(graph: Graph, pruned, vocab: LabelVocab, trace_types: dict, b
 
 
 def hamming_loss(edges: dict, gold: Gold, weights: LossWeights = LossWeights()) -> float:
-    """The loss of a predicted graph ``{(c, p, "S"|"T"): label}`` against ``gold`` (notes
-    §6.1, the reference's ``calculateArcHammingLoss``): per predicted edge 0 if exact,
+    """The loss of a predicted graph ``{(c, p, "S"|"T"): label}`` against ``gold`` (the
+    reference's ``calculateArcHammingLoss``): per predicted edge 0 if exact,
     ``wrong_label`` if gold has that (c, p, kind) with another label, else ``extra``; per
     gold edge ``missed`` if no predicted edge has its (c, p, kind)."""
     loss = 0.0
@@ -365,13 +364,13 @@ class Pass2Pruning:
     derivation's score ``best``, and ``lab_mm``: the max-marginal of every candidate
     label of the pass-2 sentence (aligned with its ``cand_lab``) -- the pair's
     max-marginal with its best label swapped for this one (the reference's
-    ``mm2 - A2[c, p, l2] + A2[c, p, l]``, notes §4.4); ``edges``: pass 2's best graph
+    ``mm2 - A2[c, p, l2] + A2[c, p, l]``); ``edges``: pass 2's best graph
     (``{(c, p, "S"|"T"): label}``, the fallback of a sentence pass 3 cannot parse);
     ``gave_up``: the chart stopped at its item budget (no derivation, ``best`` -inf).
 
     A ratio r keeps a labelled edge iff its max-marginal is at least
     ``lo + r * (best - lo)``, ``lo`` the sentence's smallest finite labelled max-marginal
-    of that kind (the pruners' rule, notes 1ec-anchor.md §5.1, over labelled edges: with
+    of that kind (the pruners' rule, over labelled edges: with
     the arcs' ``lo`` a sentence with one possible structure would keep only its best
     labels); r <= 1 keeps the best derivation's edges, r = 0 every buildable one."""
 

@@ -1,5 +1,4 @@
-"""Pass 3: the full structure -- spines, structural and trace edges -- pruned by pass 2
-(design notes ``1ec-parser.md`` §4, §6).
+"""Pass 3: the full structure -- spines, structural and trace edges -- pruned by pass 2.
 
 For one sentence, :func:`pass3_sentence` takes pass 2's output
 (:class:`~plgraph.parser.scoring.pass2.Pass2Pruning`: a pass-2 decode with outside
@@ -7,29 +6,29 @@ scores) and keeps
 
 * the labelled edges whose pass-2 max-marginal clears ``ratio_s`` / ``ratio_t``: a
   pair's max-marginal with its best label swapped for the candidate (the reference's
-  arc-item label check, ``mm2 - A2[l2] + A2[l3]``, notes §4.4), against
-  ``lo + ratio * (best - lo)`` (the pruners' rule, notes 1ec-anchor.md §5.1);
+  arc-item label check, ``mm2 - A2[l2] + A2[l3]``), against
+  ``lo + ratio * (best - lo)`` (the pruners' rule);
 * per word, the spine identities the spine classifier kept (:class:`~plgraph.pruners.PrunedSentence`)
-  and -- with ``spine_top_check`` (default on: the seed, notes §4.1; the released code has it
+  and -- with ``spine_top_check`` (default on: the thesis; the released code has it
   commented out) -- only those whose top node is the child node of a surviving
   structural label of one of the word's pairs (a word left with none keeps the
   classifier's);
-* in training, every gold pair, label and spine (gold protection, §6.2).
+* in training, every gold pair, label and spine (gold protection).
 
 Labels are matched to spines in the kernel (:mod:`plgraph.parser.scoring._pass3`) through
 :class:`SpineInventory`: a structural label needs the child's spine top as its child
 node and the parent node with the label's sibling below it in the parent's spine; a
 trace label needs its child and parent nodes (with their null flags) in the two spines
-(§4.3; on the sample's train split every gold edge passes these checks).
+(on the sample's train split every gold edge passes these checks).
 
 The chart (:func:`plgraph.parser.chart.run.parse_chart`) gets one spine option per kept
-spine; its spine score is counted once per word inside the items (§4.2), the spine loss
+spine; its spine score is counted once per word inside the items, the spine loss
 of training is folded into it.  Every decode checks its arithmetic as pass 2 does: chart
 score = ``w . phi(y_hat) + L(y_hat)``, L = edge Hamming loss + ``spine`` x wrong spines.
 
 Departure, documented here and in ``docs/design/passes.md``: pass 3 is pruned by pass 2's
 labelled *arc* max-marginals only, not also by the combination items' coarse identities of the
-reference's ``checkCoarseState`` (§4.4).  The ratios are tuned on dev as the seed says
+reference's ``checkCoarseState``.  The ratios are tuned on dev as the thesis says
 (:func:`plgraph.parser.training.cascade.tune_ratios`: 99% of the gold structural edges pass 2
 can build).
 """
@@ -60,16 +59,16 @@ from ..chart.tables import ChartTables, Gold, LossWeights, spine_offsets
 
 @dataclass(frozen=True)
 class Pass3Config:
-    """Pass 3's options; defaults are the released "full parser" configuration (notes
-    1ec-anchor.md §5.4: batch 10, C 1e-9, eta 0.01, L1, 3 iterations; beam 100 and cube
-    depth 10,000 for stage 3, notes 1ec-parser.md §10) and the seed's spine-top check.
+    """Pass 3's options; defaults are the released "full parser" configuration of the
+    reference parser (jkkummerfeld/1ec-graph-parser: batch 10, C 1e-9, eta 0.01, L1, 3 iterations;
+    beam 100 and cube depth 10,000 for stage 3) and the thesis's spine-top check.
 
     ``ratio_s`` / ``ratio_t``: pass 2's pruning ratios; None = tuned on dev to keep
     ``coarse_recall`` of the gold labelled edges pass 2 can build
     (:func:`plgraph.parser.training.cascade.tune_ratios`; the released 0.734 is for a pass 2
     trained on 40,000 sentences).  ``max_spines``: at most this many spine options per
     word, the classifier's most probable first (0: all above its threshold).  The cap
-    is plgraph's, not the seed's: at the classifier's tuned threshold the sample's
+    is plgraph's, not the thesis's: at the classifier's tuned threshold the sample's
     models keep 57 spines a word (98.8% gold recall) -- too many for the chart; 5 keep
     94.8% of gold spines, 3 (the default before 2026-12-05) 92.7% (dev,
     ``docs/results.md``).  ``trace_bias``: added to every trace edge's score in plain
@@ -78,15 +77,15 @@ class Pass3Config:
     (:func:`plgraph.parser.training.cascade.tune_trace_bias`): the threshold with the highest
     unlabelled trace recall at a precision of at least ``trace_precision`` (%), or with
     the best trace F1 when ``trace_precision`` is 0 or out of reach.  Both are
-    plgraph's, not the seed's (which has no threshold; 0 decodes as the reference
-    does); the default target 70 is the issue's floor for the seed's precision-first
+    plgraph's, not the thesis's (which has no threshold; 0 decodes as the reference
+    does); the default target 70 is the issue's floor for the thesis's precision-first
     operating point (P 88.3 / R 50.4 on WSJ 22).
     ``backoff``: as :class:`~plgraph.parser.scoring.pass2.Pass2Config`'s, for the arc keys.
     ``negative_pool``: the (feature, label) pairs never seen in a gold graph of the train
     split share a pool of weights this fraction the size of the seen ("positive") ones,
     rounded to a power of two, as the reference's hashed negative pool
-    (``negativeFeaturePower`` -2 for the full parser: 2^-2 = 0.25, notes 1ec-anchor.md
-    §5.3); the seen pairs keep their own hashed weights among ``2**bits``.  0: no pool,
+    (``negativeFeaturePower`` -2 for the full parser: 2^-2 = 0.25); the seen
+    pairs keep their own hashed weights among ``2**bits``.  0: no pool,
     every pair hashed alike (plgraph's models before 2026-12-05).  Measured in
     ``docs/results.md``: the pool makes unseen evidence count against an edge, which
     is what makes the model's traces precise.  ``trace_prob``: a trace candidate label
@@ -94,7 +93,7 @@ class Pass3Config:
     this probability (``Pass2Sentence.cand_prob``) -- a second, independent opinion on
     each trace, which pass 3's own score and ``trace_bias`` cannot give -- in training
     as in decoding (gold traces of training sentences are added back, as all gold
-    is).  plgraph's, not the seed's: 0 prunes as the reference, where the classifier's
+    is).  plgraph's, not the thesis's: 0 prunes as the reference, where the classifier's
     cut-off (0.011) is the only one.  On the sample 0.3, in training too, with 5 spines
     a word, lifts pass 3's dev trace F1 from 50.1 to 55.4 and test evalb F1 by a point
     (``docs/results.md``); training sees fewer wrong traces, and the decodes build a
@@ -169,7 +168,7 @@ def _spine_nodes(spine: str):
 
 class SpineInventory:
     """The spine identities pass 3 can choose (the spine classifier's vocabulary) and
-    which labels each can carry (notes §4.3).
+    which labels each can carry.
 
     ``ok_c[s, l]`` / ``ok_p[s, l]`` (uint8, ``(S + 1, L)``): spine ``s`` can be the child /
     parent end of label ``l``; row ``S`` (:attr:`root`) is ROOT's spine, which parents

@@ -1,8 +1,8 @@
 """Hashed weights with the reference's negative pool (passes 2 and 3).
 
 Every feature of the parser is a (surface key, label or spine) pair, hashed to a weight
-(:func:`plgraph.parser.scoring._pass2.hindex`).  The reference (``discriminative.scala``, notes
-1ec-anchor.md §5.3) gives the pairs seen in gold derivations of the training data --
+(:func:`plgraph.parser.scoring._pass2.hindex`).  The reference parser (jkkummerfeld/1ec-graph-parser,
+``discriminative.scala``) gives the pairs seen in gold derivations of the training data --
 "positive features", found by inserting every gold derivation once before training --
 weights of their own, and hashes every other pair into a shared pool whose size is
 ``2^negativeFeaturePower`` times the number of positive ones (-2 for the full parser,

@@ -1,6 +1,6 @@
 """Pass 3 over a corpus: pruning it by pass 2, tuning the pass-2 ratios and the trace
-threshold on dev, measuring pass 3 (design notes ``1ec-parser.md`` §4, §6.2; training
-is :func:`plgraph.parser.training.passes.train_pass`).
+threshold on dev, measuring pass 3 (training is
+:func:`plgraph.parser.training.passes.train_pass`).
 
 :func:`pass2_outputs` decodes a prepared pass-2 corpus with outside scores (threads),
 :func:`tune_ratios` picks the ratios that keep a target fraction of dev's gold structural
@@ -219,7 +219,7 @@ def ratio_curve(outputs, corpus: PreparedCorpus, n_labels: int, ratios=(0.0, 0.1
                                                                        0.9, 1.0)) -> list[dict]:
     """Pass 2's pruning as a curve over ``ratios`` (the same ratio for both kinds): per
     ratio the gold structural and trace edges kept (percent of all gold edges of the
-    kind, labelled) and the kept structural candidates in the seed's definition (over
+    kind, labelled) and the kept structural candidates in the thesis's definition (over
     ``sum n^2 x n_labels``)."""
     places = {kind: _gold_places(outputs, corpus, kind) for kind in (0, 1)}
     n2 = sum(s.n * s.n for s in corpus.sents)
@@ -245,9 +245,9 @@ def tune_trace_bias(model: Pass3Model, read_args, corpus: Prepared3, rules: Rule
     ``trace_f``, ``uas``, ``las``, ...).  With ``min_precision`` (a percentage) the
     chosen bias has the highest unlabelled trace recall among those whose trace
     precision reaches it; with 0, or when none reaches it, the best unlabelled trace F1.
-    Ties: the one nearest 0.  A decision threshold on trace edges, plgraph's (the seed
+    Ties: the one nearest 0.  A decision threshold on trace edges, plgraph's (the thesis
     has none): trained on 2,831 sentences the model's own threshold gives more recall
-    and less precision than the seed's, trained on 40,000 (P 88.3 / R 50.4)."""
+    and less precision than the thesis's, trained on 40,000 (P 88.3 / R 50.4)."""
     from dataclasses import replace
 
     curve = []
