@@ -21,7 +21,8 @@ from plgraph.cli import main
 from plgraph.errors import ModelFileError, PlgraphError
 from plgraph import modelfile as mf
 
-pytestmark = pytest.mark.timeout(300)  # includes first-call numba compilation in module fixtures
+pytestmark = pytest.mark.timeout(900)  # module fixtures include first-call numba compilation (the dependency
+# trainer's parallel kernels: about 5 minutes in a fresh clone on two loaded cores)
 
 POS = ["NOUN", "VERB", "ADJ", "DET", "ADP", "PRON"]
 RELS = ["nsubj", "obj", "amod", "det", "case", "obl"]

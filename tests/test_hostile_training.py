@@ -23,7 +23,8 @@ from plgraph.lock import LOCK_NAME, FolderLock, FolderLockedError, folder_lock, 
 
 from test_hostile_models import conllu
 
-pytestmark = pytest.mark.timeout(300)  # includes first-call numba compilation in module fixtures
+pytestmark = pytest.mark.timeout(900)  # module fixtures include first-call numba compilation (the dependency
+# trainer's parallel kernels: about 5 minutes in a fresh clone on two loaded cores)
 ROOT = Path(__file__).resolve().parent.parent
 
 
