@@ -22,6 +22,7 @@ loses where nulls sit and gets about 96% of trees back.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..errors import ConversionError
 from ..graph import Graph, TRACE
@@ -114,15 +115,39 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
     silently loses or reorders a word.
     """
     _check_graph(graph)
+    chains = _spine_chains(graph)
+    root = _attach_structure(graph, chains)
+    fragments = _place_nulls(graph, chains, use_null_positions)
+    _coindex(graph, chains, fragments)
+    root.compute_spans()
+    rebuilt = root.words()
+    if rebuilt != list(graph.words):
+        raise ConversionError(_word_mismatch(graph.words, rebuilt), sentence=graph.id)
+    return root
+
+
+@dataclass
+class _Chains:
+    """Every word's spine as a chain of constituents over its pre-terminal: the chain's
+    ``tops``, its non-null nodes by name (``nonnull``), its null nodes by name
+    (``nullmap``) and, in spine order, the null subtrees each non-null node hosts
+    (``hosted``: ``(host, host name, null tree)``)."""
+
+    tops: list
+    nonnull: list
+    nullmap: list
+    hosted: list
+
+
+def _spine_chains(graph: Graph) -> _Chains:
+    """Step 1 (module docstring): the constituent chain of every word's spine."""
     n = len(graph.words)
-    pre: list[Tree] = []
     tops: list[Tree] = []
     nonnull: list[dict] = []
     nullmap: list[dict] = []
     hosted: list[list[tuple[Tree, str, Tree]]] = []  # per word: (host, host name, null tree) in spine order
     for i in range(n):
         leaf = Tree(graph.tags[i], word=graph.words[i])
-        pre.append(leaf)
         try:
             levels, dangling = parse_spine(graph.spines[i])
         except ValueError as exc:
@@ -146,8 +171,13 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
         nonnull.append(names)
         nullmap.append(nulls)
         hosted.append(groups)
+    return _Chains(tops, nonnull, nullmap, hosted)
 
-    # -- structural attachments ----------------------------------------------------------
+
+def _attach_structure(graph: Graph, chains: _Chains) -> Tree:
+    """Step 2: the structural edges attached, shortest first; the ``ROOT`` over the
+    root words' chains."""
+    tops, nonnull = chains.tops, chains.nonnull
     heads = [(int(c), int(p), str(lab)) for c, p, k, lab in
              zip(graph.child.tolist(), graph.parent.tolist(), graph.kind.tolist(), graph.label.tolist()) if k != TRACE]
     root_children = []
@@ -173,8 +203,15 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
         raise ConversionError("no word is attached to ROOT", sentence=graph.id)
     root_children.sort(key=lambda x: x[0])
     root = Tree("ROOT", [t for _, t in root_children])
+    return root
 
-    # -- null elements ------------------------------------------------------------------------
+
+def _place_nulls(graph: Graph, chains: _Chains, use_null_positions: bool) -> list:
+    """Step 3: every null subtree put into its host, at its recorded position or by the
+    reference's heuristic; the recorded null fragments the converter had dropped
+    (dangling indices), for :func:`_coindex`."""
+    nonnull, hosted = chains.nonnull, chains.hosted
+    n = len(graph.words)
     records: dict[int, list] = {}
     if use_null_positions:
         for rec in graph.nulls:
@@ -225,8 +262,13 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
             kids.insert(pos, null)
             null.parent = host
             inserted.add(id(null))
+    return fragments
 
-    # -- co-indexation ------------------------------------------------------------------------
+
+def _coindex(graph: Graph, chains: _Chains, fragments: list) -> None:
+    """Step 4: co-indices for every trace edge and every recorded orphan index; the
+    dangling indices of dropped null ``fragments`` renumbered past them."""
+    nonnull, nullmap = chains.nonnull, chains.nullmap
     reversal = graph.options.get("null_reversal", True)
     next_index = 1
 
@@ -293,11 +335,6 @@ def graph_to_tree(graph: Graph, *, use_null_positions: bool = True) -> Tree:
                     next_index += 1
                 parts.append(sep + renamed[num])
             setattr(sub, attr, text[: m.start()] + "".join(parts))
-    root.compute_spans()
-    rebuilt = root.words()
-    if rebuilt != list(graph.words):
-        raise ConversionError(_word_mismatch(graph.words, rebuilt), sentence=graph.id)
-    return root
 
 
 def _check_graph(graph: Graph) -> None:
