@@ -121,7 +121,45 @@ def tree_to_graph(tree: Tree, options: ConversionOptions | None = None, *, sid: 
     for num, node in duplicates:
         warnings.append(f"index {num} is used by two antecedents; ({node.label} ...) is ignored")
 
-    # -- words, spines, symbol names ------------------------------------------------------
+    sp = _spines(tree, identities)
+    if not sp.words:
+        raise ConversionError("sentence has no overt words", sentence=sid)
+    for leaf in sp.lost:
+        msg = f"null element {leaf.word} refers to index {coindex_of(leaf.word)} which no constituent carries; dropped"
+        if strict:
+            raise ConversionError(msg, sentence=sid)
+        warnings.append(msg)
+    if strict and duplicates:
+        raise ConversionError(warnings[0], sentence=sid)
+
+    edges = _structural_edges(sp, sid)
+    trace_edges, orphans = _trace_edges(sp, identities, gaps, refs, opts, strict, sid, warnings)
+    edges.extend(trace_edges)
+    graph = Graph.from_edges(sp.words, sp.tags, sp.spines, edges, id=sid, options=opts.as_dict(), nulls=sp.null_records,
+                             orphans=orphans, warnings=warnings, source_tree=tree)
+    return graph
+
+
+@dataclass
+class _Spines:
+    """The overt words of a tree with their ``tags`` and ``spines``; every spine node's
+    symbol name (``names``: node -> ``LABEL_count`` within its word's spine) and word
+    (``owner``: node -> 0-based word index); each word's maximal projection (``tops``);
+    where the null elements sat (``null_records``) and the null leaves dropped for an
+    index no constituent carries (``lost``)."""
+
+    words: list
+    tags: list
+    spines: list
+    names: dict
+    owner: dict
+    tops: list
+    null_records: list
+    lost: list
+
+
+def _spines(tree: Tree, identities: dict) -> _Spines:
+    """Words, spines and symbol names of a headed tree (:class:`_Spines`)."""
     words: list[str] = []
     tags: list[str] = []
     spines: list[str] = []
@@ -169,20 +207,15 @@ def tree_to_graph(tree: Tree, options: ConversionOptions | None = None, *, sid: 
             cur = cur.parent
         spines.append("_".join(chain) if chain else "_")
         tops.append(top)
-    n = len(words)
-    if n == 0:
-        raise ConversionError("sentence has no overt words", sentence=sid)
-    for leaf in lost:
-        msg = f"null element {leaf.word} refers to index {coindex_of(leaf.word)} which no constituent carries; dropped"
-        if strict:
-            raise ConversionError(msg, sentence=sid)
-        warnings.append(msg)
-    if strict and duplicates:
-        raise ConversionError(warnings[0], sentence=sid)
+    return _Spines(words, tags, spines, names, owner, tops, null_records, lost)
 
-    # -- structural edges: each word's maximal projection attaches to its parent --------
+
+def _structural_edges(sp: _Spines, sid) -> list:
+    """Each word's maximal projection attached to its parent (edge tuples of
+    :meth:`Graph.from_edges`)."""
+    names = sp.names
     edges = []
-    for w, top in enumerate(tops):
+    for w, top in enumerate(sp.tops):
         up = top.parent
         child_label = names.get(top, "_") if top.word is None else "_"
         if up.parent is None:  # ROOT
@@ -191,8 +224,16 @@ def tree_to_graph(tree: Tree, options: ConversionOptions | None = None, *, sid: 
             edges.append((w + 1, 0, STRUCTURAL, "ROOT_0", False, child_label, False, "_"))
         else:
             edges.append((w + 1, up.head + 1, STRUCTURAL, names[up], False, child_label, False, "_"))
+    return edges
 
-    # -- trace edges ------------------------------------------------------------------------
+
+def _trace_edges(sp: _Spines, identities: dict, gaps: dict, refs: dict, opts, strict: bool, sid,
+                 warnings: list) -> tuple[list, list]:
+    """``(trace edges sorted as the reference writes them, orphan indices)``: one edge
+    for every co-indexed pair (reversed between two null elements when
+    ``opts.null_reversal``, always for gapping); a warning (an error when ``strict``)
+    for a gapping index without correlate."""
+    names, owner = sp.names, sp.owner
     def locate(node: Tree):
         name = names.get(node)
         if name is None:
@@ -237,11 +278,7 @@ def tree_to_graph(tree: Tree, options: ConversionOptions | None = None, *, sid: 
             wi, name, isnull = locate(node)
             orphans.append(OrphanIndex(wi, name, isnull, "-"))
     trace_groups.sort(key=lambda x: (x[0], x[1]))
-    edges.extend(e for _, _, e in trace_groups)
-
-    graph = Graph.from_edges(words, tags, spines, edges, id=sid, options=opts.as_dict(), nulls=null_records,
-                             orphans=orphans, warnings=warnings, source_tree=tree)
-    return graph
+    return [e for _, _, e in trace_groups], orphans
 
 
 def _null_ptb(node: Tree) -> str:
