@@ -257,12 +257,14 @@ def _first_missing(path) -> str | None:
 
 
 def _train(config: NeuralTrainConfig, log, warn) -> dict:
-    from .. import progress as P
+    """The training run of :func:`train_neural` in ``config.model_dir``: data, folder,
+    network, then one epoch after the other (each checkpointed), then the decode tuned
+    on dev; the folder's final header."""
     from . import require_torch
-    from .batches import batch_order, gold_batch, make_batch
-    from .data import LabelMaps, Vocabularies
-    from .folder import NeuralFolder, is_neural_folder
-    from .network import build_network, load_state, state_arrays
+    from .batches import batch_order
+    from .data import LabelMaps
+    from .folder import is_neural_folder
+    from .network import build_network, state_arrays
 
     torch = require_torch()
     torch.set_num_threads(config.threads)
@@ -275,6 +277,81 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
                           f"--overwrite to replace it")
     all_train, train_graphs, dev_graphs, counts = _data(config, warn)
     check_interrupt()
+    folder, vocab, vocabs, pre_mat = _model_folder(config, resuming, all_train, train_graphs, warn)
+    del all_train
+    maps = LabelMaps(vocab)
+    spine_index = {s: i for i, s in enumerate(vocabs.spines)}
+    train_t = _targets(train_graphs, vocab, maps, spine_index, "train", warn)
+    dev_t = _targets(dev_graphs, vocab, maps, spine_index, "dev", warn)
+    log(f"plgraph neural: {len(train_t)} train and {len(dev_t)} dev sentences of at most {config.max_words} words "
+        f"({counts['too_long_train']} / {counts['too_long_dev']} longer, {counts['unreadable']} unreadable); "
+        f"{len(vocabs.words)} word forms, {len(vocabs.spines)} spines, {maps.structural.shape[0]} structural and "
+        f"{maps.trace.shape[0]} trace labels")
+    if not train_t:
+        raise InputError("no training sentences")
+    net = build_network(folder.header)
+    pre_words = folder.header["vocabularies"].get("pretrained")
+    pretrained_index = {w: i + 2 for i, w in enumerate(pre_words)} if pre_words else None
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], config.lr, betas=(0.9, 0.9))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 0.75 ** (step / config.decay_steps))
+    rng = np.random.default_rng(config.seed)
+    epoch0, best, best_epoch = 0, -1.0, -1
+    curves = list(folder.header.get("curves") or [])
+    if resuming:
+        epoch0, best, best_epoch, curves = _resume(folder, net, opt, sched, rng, epoch0, best, best_epoch, curves, log)
+    if epoch0 == 0 and pretrained_index is not None:        # a fresh network: the vectors from the file
+        if pre_mat is None:
+            pre_mat, _ = _pretrained(config, vocabs)
+        net.pretrained.weight.data = torch.from_numpy(pre_mat)
+    elapsed0 = curves[-1]["minutes"] if curves else 0.0
+    lengths = [t.n for t in train_t]
+    for epoch in range(epoch0 + 1, config.epochs + 1):
+        if best_epoch >= 0 and epoch - best_epoch > config.patience:
+            log(f"plgraph neural: no better dev score for {config.patience} epochs: stopping")
+            break
+        minutes = elapsed0 + (time.perf_counter() - start_time) / 60
+        if config.max_minutes is not None and minutes >= config.max_minutes:
+            log(f"plgraph neural: {minutes:.1f} minutes: stopping")
+            break
+        t0 = time.perf_counter()
+        batches = batch_order(lengths, config.batch_words, rng)
+        sums = _train_epoch(net, opt, sched, train_t, batches, vocabs, pretrained_index, config, folder, epoch,
+                            best_epoch)
+        if not all(bool(torch.isfinite(p).all()) for p in net.parameters()):
+            raise _diverged(folder, config, epoch, "the weights after its last batch are not finite", best_epoch)
+        scores = local_scores(net, dev_t, vocabs, pretrained_index=pretrained_index)
+        row = {"epoch": epoch, "seconds": round(time.perf_counter() - t0, 1),
+               "minutes": round(elapsed0 + (time.perf_counter() - start_time) / 60, 2),
+               **{f"loss_{k}": round(v / len(train_t), 4) for k, v in sums.items()}, **scores}
+        curves.append(row)
+        better = scores["dev_score"] > best
+        if better:
+            best, best_epoch = scores["dev_score"], epoch
+        if better or config.keep == "last":
+            folder.header["curves"] = curves
+            folder.save_weights(state_arrays(net), epoch, scores)
+        else:
+            folder.header["curves"] = curves
+            folder.write_header()
+        _save_checkpoint(folder, net, opt, sched, rng, epoch, best, best_epoch, curves)
+        log(f"epoch {epoch}: loss {sum(sums.values()) / len(train_t):.3f}, dev UAS {scores['uas']:.2f} "
+            f"LAS {scores['las']:.2f} spine {scores['spine']:.2f} trace F {scores['trace_f']:.2f}"
+            f"{' (best)' if better else ''}, {row['seconds']:.0f} s")
+    if config.tune and folder.trained:
+        from .tune import tune_decode
+
+        tune_decode(folder, dev_graphs, trace_precision=config.trace_precision, log=log, progress=config.progress)
+    return folder.header
+
+
+def _model_folder(config: NeuralTrainConfig, resuming: bool, all_train, train_graphs, warn):
+    """``(folder, vocab, vocabularies, pretrained matrix or None)``: the resumed run's
+    folder (its options checked against ``config``), or a new folder with the train
+    split's labels, rules, vocabularies and POS tagger."""
+    from .data import LabelMaps, Vocabularies
+    from .folder import NeuralFolder
+
+    mdir = config.model_dir
     pre_mat = None
     if resuming:
         folder = NeuralFolder.open(mdir)
@@ -315,102 +392,74 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
             if os.path.exists(folder.file(name)):
                 os.remove(folder.file(name))
         train_tagger(mdir, train_graphs, warn=warn)
-    del all_train
-    maps = LabelMaps(vocab)
-    spine_index = {s: i for i, s in enumerate(vocabs.spines)}
-    train_t = _targets(train_graphs, vocab, maps, spine_index, "train", warn)
-    dev_t = _targets(dev_graphs, vocab, maps, spine_index, "dev", warn)
-    log(f"plgraph neural: {len(train_t)} train and {len(dev_t)} dev sentences of at most {config.max_words} words "
-        f"({counts['too_long_train']} / {counts['too_long_dev']} longer, {counts['unreadable']} unreadable); "
-        f"{len(vocabs.words)} word forms, {len(vocabs.spines)} spines, {maps.structural.shape[0]} structural and "
-        f"{maps.trace.shape[0]} trace labels")
-    if not train_t:
-        raise InputError("no training sentences")
-    net = build_network(folder.header)
-    pre_words = folder.header["vocabularies"].get("pretrained")
-    pretrained_index = {w: i + 2 for i, w in enumerate(pre_words)} if pre_words else None
-    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], config.lr, betas=(0.9, 0.9))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: 0.75 ** (step / config.decay_steps))
-    rng = np.random.default_rng(config.seed)
-    epoch0, best, best_epoch = 0, -1.0, -1
-    curves = list(folder.header.get("curves") or [])
-    if resuming:
-        ck = folder.load_checkpoint()
-        if ck is not None:
-            arrays, state = ck
-            load_state(net, {k[4:]: v for k, v in arrays.items() if k.startswith("net.")}, folder.file("checkpoint.npz"))
-            _restore_optimizer(opt, arrays, state["opt_steps"])
-            sched.load_state_dict(state["scheduler"])
-            for group, lr in zip(opt.param_groups, sched.get_last_lr()):
-                group["lr"] = lr                 # the scheduler sets it at its next step only
-            torch.set_rng_state(torch.from_numpy(arrays["torch_rng"]))
-            rng.bit_generator.state = state["numpy_rng"]
-            epoch0, best, best_epoch, curves = state["epoch"], state["best"], state["best_epoch"], state["curves"]
-            log(f"plgraph neural: resuming after epoch {epoch0} (best dev {best:.2f} at epoch {best_epoch})")
-    if epoch0 == 0 and pretrained_index is not None:        # a fresh network: the vectors from the file
-        if pre_mat is None:
-            pre_mat, _ = _pretrained(config, vocabs)
-        net.pretrained.weight.data = torch.from_numpy(pre_mat)
-    elapsed0 = curves[-1]["minutes"] if curves else 0.0
-    lengths = [t.n for t in train_t]
-    for epoch in range(epoch0 + 1, config.epochs + 1):
-        if best_epoch >= 0 and epoch - best_epoch > config.patience:
-            log(f"plgraph neural: no better dev score for {config.patience} epochs: stopping")
-            break
-        minutes = elapsed0 + (time.perf_counter() - start_time) / 60
-        if config.max_minutes is not None and minutes >= config.max_minutes:
-            log(f"plgraph neural: {minutes:.1f} minutes: stopping")
-            break
-        t0 = time.perf_counter()
-        batches = batch_order(lengths, config.batch_words, rng)
-        sums: dict = {}
-        with P.bar(len(batches), f"epoch {epoch}", config.progress, unit="batch") as bar:
-            for b, idx in enumerate(batches, start=1):
-                ts = [train_t[i] for i in idx]
-                loss, parts = net.loss(make_batch(ts, vocabs, pretrained_index), gold_batch(ts))
-                if not torch.isfinite(loss):
-                    raise _diverged(folder, config, epoch, f"batch {b}'s loss is {loss.item()}", best_epoch)
-                opt.zero_grad()
-                loss.backward()
-                norm = torch.nn.utils.clip_grad_norm_(net.parameters(), config.clip)
-                if not torch.isfinite(norm):
-                    raise _diverged(folder, config, epoch, f"batch {b}'s gradient norm is {float(norm)}", best_epoch)
-                opt.step()
-                sched.step()
-                for k, v in parts.items():
-                    sums[k] = sums.get(k, 0.0) + v * len(idx)
-                bar.update(1)
-                check_interrupt()
-        if not all(bool(torch.isfinite(p).all()) for p in net.parameters()):
-            raise _diverged(folder, config, epoch, "the weights after its last batch are not finite", best_epoch)
-        scores = local_scores(net, dev_t, vocabs, pretrained_index=pretrained_index)
-        row = {"epoch": epoch, "seconds": round(time.perf_counter() - t0, 1),
-               "minutes": round(elapsed0 + (time.perf_counter() - start_time) / 60, 2),
-               **{f"loss_{k}": round(v / len(train_t), 4) for k, v in sums.items()}, **scores}
-        curves.append(row)
-        better = scores["dev_score"] > best
-        if better:
-            best, best_epoch = scores["dev_score"], epoch
-        if better or config.keep == "last":
-            folder.header["curves"] = curves
-            folder.save_weights(state_arrays(net), epoch, scores)
-        else:
-            folder.header["curves"] = curves
-            folder.write_header()
-        arrays, steps = _optimizer_arrays(opt)
-        arrays.update({f"net.{k}": v for k, v in state_arrays(net).items()})
-        arrays["torch_rng"] = torch.get_rng_state().numpy()
-        folder.save_checkpoint(arrays, {"epoch": epoch, "best": best, "best_epoch": best_epoch, "curves": curves,
-                                        "opt_steps": steps, "scheduler": sched.state_dict(),
-                                        "numpy_rng": rng.bit_generator.state})
-        log(f"epoch {epoch}: loss {sum(sums.values()) / len(train_t):.3f}, dev UAS {scores['uas']:.2f} "
-            f"LAS {scores['las']:.2f} spine {scores['spine']:.2f} trace F {scores['trace_f']:.2f}"
-            f"{' (best)' if better else ''}, {row['seconds']:.0f} s")
-    if config.tune and folder.trained:
-        from .tune import tune_decode
+    return folder, vocab, vocabs, pre_mat
 
-        tune_decode(folder, dev_graphs, trace_precision=config.trace_precision, log=log, progress=config.progress)
-    return folder.header
+
+def _resume(folder, net, opt, sched, rng, epoch0, best, best_epoch, curves, log):
+    """``(epoch, best dev score, its epoch, curves)`` after the folder's checkpoint, the
+    network, optimiser, scheduler and random generators restored from it (the values
+    given when there is no checkpoint)."""
+    import torch
+
+    from .network import load_state
+
+    ck = folder.load_checkpoint()
+    if ck is not None:
+        arrays, state = ck
+        load_state(net, {k[4:]: v for k, v in arrays.items() if k.startswith("net.")}, folder.file("checkpoint.npz"))
+        _restore_optimizer(opt, arrays, state["opt_steps"])
+        sched.load_state_dict(state["scheduler"])
+        for group, lr in zip(opt.param_groups, sched.get_last_lr()):
+            group["lr"] = lr                 # the scheduler sets it at its next step only
+        torch.set_rng_state(torch.from_numpy(arrays["torch_rng"]))
+        rng.bit_generator.state = state["numpy_rng"]
+        epoch0, best, best_epoch, curves = state["epoch"], state["best"], state["best_epoch"], state["curves"]
+        log(f"plgraph neural: resuming after epoch {epoch0} (best dev {best:.2f} at epoch {best_epoch})")
+    return epoch0, best, best_epoch, curves
+
+
+def _train_epoch(net, opt, sched, train_t, batches, vocabs, pretrained_index, config, folder, epoch, best_epoch):
+    """One pass over ``batches`` (lists of indices into ``train_t``); the summed loss
+    parts.  TrainingDiverged when a loss or gradient norm is not finite."""
+    import torch
+
+    from .. import progress as P
+    from .batches import gold_batch, make_batch
+
+    sums: dict = {}
+    with P.bar(len(batches), f"epoch {epoch}", config.progress, unit="batch") as bar:
+        for b, idx in enumerate(batches, start=1):
+            ts = [train_t[i] for i in idx]
+            loss, parts = net.loss(make_batch(ts, vocabs, pretrained_index), gold_batch(ts))
+            if not torch.isfinite(loss):
+                raise _diverged(folder, config, epoch, f"batch {b}'s loss is {loss.item()}", best_epoch)
+            opt.zero_grad()
+            loss.backward()
+            norm = torch.nn.utils.clip_grad_norm_(net.parameters(), config.clip)
+            if not torch.isfinite(norm):
+                raise _diverged(folder, config, epoch, f"batch {b}'s gradient norm is {float(norm)}", best_epoch)
+            opt.step()
+            sched.step()
+            for k, v in parts.items():
+                sums[k] = sums.get(k, 0.0) + v * len(idx)
+            bar.update(1)
+            check_interrupt()
+    return sums
+
+
+def _save_checkpoint(folder, net, opt, sched, rng, epoch, best, best_epoch, curves) -> None:
+    """The checkpoint after ``epoch``: parameters, optimiser and scheduler state, random
+    generators, curves."""
+    import torch
+
+    from .network import state_arrays
+
+    arrays, steps = _optimizer_arrays(opt)
+    arrays.update({f"net.{k}": v for k, v in state_arrays(net).items()})
+    arrays["torch_rng"] = torch.get_rng_state().numpy()
+    folder.save_checkpoint(arrays, {"epoch": epoch, "best": best, "best_epoch": best_epoch, "curves": curves,
+                                    "opt_steps": steps, "scheduler": sched.state_dict(),
+                                    "numpy_rng": rng.bit_generator.state})
 
 
 def _diverged(folder, config: NeuralTrainConfig, epoch: int, what: str, best_epoch: int) -> TrainingDiverged:
