@@ -169,7 +169,7 @@ def bench_dep_parse(args, rows, tmp):
 
 def bench_overhead(facts):
     from plgraph.dist.chunks import cut, run_chunks
-    from plgraph.dist.training import ReplicatedDecoder
+    from plgraph.learn.replicas import ReplicatedDecoder
     from plgraph.learn.learners import make_learner
 
     cluster, client = _cluster(2)
@@ -199,7 +199,7 @@ def bench_train(args, rows, facts):
     from plgraph.data import find_corpus
     from plgraph.dep.conll import read_conll
     from plgraph.dep.train import train
-    from plgraph.dist.training import ReplicatedDecoder
+    from plgraph.learn.replicas import ReplicatedDecoder
 
     sents = read_conll(find_corpus("ud-english-ewt") / "en_ewt-ud-train.conllu")[:args.dep_train]
     for threads in (1, 2):

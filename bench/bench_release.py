@@ -73,7 +73,7 @@ def measure(folder: Path, scorer: str, limit: int) -> dict:
 
 
 def main() -> int:
-    from plgraph.release.record import released_dir
+    from plgraph.models import released_dir
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--released", default=None, help="the released folder (default plgraph/models/parser)")

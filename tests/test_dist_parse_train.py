@@ -1,7 +1,7 @@
 """Dask: ``parse`` / ``parser evaluate`` on Dask give the serial run's output, and
 training through :func:`plgraph.learn.loop.train_epochs` with a client gives the serial
 run's weights (bitwise for PA; to 1e-12 for AdaGrad, whose lazy catch-up is split at other
-points: :mod:`plgraph.dist.training`).  A ``LocalCluster`` of 2 worker processes is started
+points: :mod:`plgraph.learn.replicas`).  A ``LocalCluster`` of 2 worker processes is started
 inside the tests (``dask_cluster`` in conftest.py)."""
 from __future__ import annotations
 
@@ -225,12 +225,12 @@ def test_replicas_hold_the_drivers_weights(ewt_slice, dask_cluster, monkeypatch)
     gradients went out, and each replica applied every one of them.  The driver checks on
     its workers every 1 ms here (5 s normally), so every batch outlasts a check: a long
     batch is waited for, not an error."""
-    import plgraph.dist.training as T
+    import plgraph.learn.replicas as T
 
     monkeypatch.setattr(T, "_POLL", 0.001)
     from plgraph.dep.model import DepConfig, DepModel
     from plgraph.dep.train import _BatchDecoder
-    from plgraph.dist.training import ReplicatedDecoder
+    from plgraph.learn.replicas import ReplicatedDecoder
     from plgraph.learn.learners import make_learner
     from plgraph.learn.online import run_epoch
 
@@ -325,7 +325,7 @@ def test_a_worker_lost_during_training_stops_the_run_with_a_clear_error(ewt_slic
 
     from plgraph.dep.model import DepConfig, DepModel
     from plgraph.dep.train import _BatchDecoder
-    from plgraph.dist.training import ReplicaLostError, ReplicatedDecoder
+    from plgraph.learn.replicas import ReplicaLostError, ReplicatedDecoder
     from plgraph.learn.learners import make_learner
 
     _, client = dask_cluster

@@ -16,6 +16,13 @@ module named ``cli`` (``plgraph.dep.cli``) and everything under a ``cli`` packag
 (``plgraph.parser.cli.train``).  They may import library modules and one another; a
 library module importing one of them is an error.
 
+Layers: every top-level module or package of plgraph (a *unit*: ``plgraph.parser``,
+``plgraph.graph``) belongs to one layer of :data:`LAYERS`, from infrastructure and core
+types up through file formats, algorithms, models and the parser to analysis and
+presentation; a library module may import its own layer and those below, never one
+above (imports inside functions count, as for cycles).  A new unit must be given a layer.
+The command line sits above all of them.
+
 The graph functions are tested on small synthetic packages written into ``tmp_path``
 first, so the checks on plgraph itself cannot pass vacuously.
 """
@@ -249,6 +256,43 @@ def format_edge(edge: Edge, base: Path | None = None) -> str:
     return f"{edge.src} -> {edge.dst}  {edge.where(base)}"
 
 
+#: plgraph's layers, bottom first: ``(name, units)``; a unit imports only its own layer and
+#: those below (the command-line modules, :func:`is_cli`, are above every layer)
+LAYERS = [
+    ("infrastructure", ["errors", "config", "paper", "data", "atomic", "lock", "packing", "modelfile", "progress",
+                        "signals", "_numba_cache", "cache", "shards", "plotting", "notebook", "models"]),
+    ("core types", ["tree", "graph", "spine", "structure"]),
+    ("formats", ["ptb", "heads", "convert", "shp", "corpora"]),
+    ("algorithms", ["dist", "learn", "replacement", "rules", "eval", "coverage", "problems"]),
+    ("models", ["dep", "encoding", "pruners", "lm"]),
+    ("parser", ["parser", "neural", "release"]),
+    ("analysis and presentation", ["viz", "figures", ""]),     # "": the package's own __init__ (plgraph.load)
+]
+
+
+def unit_of(module: str, package: str = PACKAGE) -> str:
+    """The top-level module or sub-package of ``package`` that ``module`` belongs to
+    (``""`` for the package's own ``__init__``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def layer_violations(edges, layers, package: str = PACKAGE) -> tuple[list[Edge], list[str]]:
+    """``(edges from a library module to a unit of a higher layer, units in no layer)``."""
+    rank = {unit: i for i, (_, units) in enumerate(layers) for unit in units}
+    upward, unplaced = [], set()
+    for e in edges:
+        if is_cli(e.src, package):
+            continue
+        a, b = unit_of(e.src, package), unit_of(e.dst, package)
+        for unit, module in ((a, e.src), (b, e.dst)):
+            if unit not in rank and not is_cli(module, package):
+                unplaced.add(unit)
+        if a in rank and b in rank and rank[b] > rank[a]:
+            upward.append(e)
+    return upward, sorted(unplaced)
+
+
 # -- the functions on synthetic packages ------------------------------------------------------
 def _package(tmp_path: Path, files: dict[str, str]) -> Path:
     """Write ``{relative path: source}`` as package ``pkg`` into ``tmp_path``; its folder."""
@@ -420,3 +464,30 @@ def test_plotting_stays_low_level(plgraph_edges):
             todo.extend(graph.get(node, {}))
     assert "plgraph.plotting" in graph
     assert not [m for m in seen if m.split(".")[1] in ("parser", "dep", "lm", "figures")]
+
+
+def test_finds_an_upward_import_inside_a_function_and_an_unplaced_unit(tmp_path):
+    root = _package(tmp_path, {
+        "__init__.py": "",
+        "base.py": "def f():\n    from .top import g   # lazy, still upward\n    return g\n",
+        "top/__init__.py": "from ..base import f\n",
+        "stray.py": "from . import base\n",
+        "cli.py": "from .top import f\n",          # the command line may import anything
+    })
+    edges = import_edges(root, "pkg")
+    upward, unplaced = layer_violations(edges, [("low", ["base"]), ("high", ["top", ""])], "pkg")
+    assert [(e.src, e.dst, e.line) for e in upward] == [("pkg.base", "pkg.top", 2)]
+    assert unplaced == ["stray"]
+    assert layer_violations(edges, [("low", ["base", "stray"]), ("high", ["top", ""])], "pkg")[0] == upward
+
+
+def test_plgraph_imports_follow_its_layers(plgraph_edges):
+    """Every unit of plgraph is in :data:`LAYERS`, and no library module imports a layer
+    above its own."""
+    upward, unplaced = layer_violations(plgraph_edges, LAYERS)
+    assert not unplaced, f"units in no layer of LAYERS (give each one): {unplaced}"
+    rank = {u: i for i, (_, units) in enumerate(LAYERS) for u in units}
+    assert not upward, "imports of a higher layer:\n" + "\n".join(
+        f"    {format_edge(e, ROOT)}  ({LAYERS[rank[unit_of(e.src)]][0]} -> {LAYERS[rank[unit_of(e.dst)]][0]})"
+        for e in upward)
+

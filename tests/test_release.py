@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from plgraph.cli import main
+from plgraph import models
 from plgraph.release import record as R
 
 #: the issue's size budgets of the released scorers (bytes)
@@ -24,7 +25,7 @@ NEURAL_BUDGET = 30_000_000
 
 @pytest.fixture(scope="module")
 def released() -> dict:
-    assert R.has_release(), f"no released model in {R.released_dir()} (make release-model)"
+    assert models.has_release(), f"no released model in {models.released_dir()} (make release-model)"
     return R.load_record()
 
 
@@ -47,11 +48,11 @@ def _headlines(summary: dict) -> dict:
 
 
 def test_the_released_files_are_those_recorded_and_within_their_budgets(released):
-    assert R.changed_files(R.released_dir(), released) == []
+    assert R.changed_files(models.released_dir(), released) == []
     assert set(released["scorers"]) == {"linear", "neural"}
     assert {"parser.json", "pass2.npz", "pass3.npz", "tagger.json.xz", "pruners/arc/model.npz",
             "neural/neural.npz", "neural/tagger.json.xz"} <= set(released["files"])
-    on_disk = sum(p.stat().st_size for p in R.released_dir().rglob("*") if p.is_file() and p.name != R.RECORD)
+    on_disk = sum(p.stat().st_size for p in models.released_dir().rglob("*") if p.is_file() and p.name != models.RECORD)
     assert on_disk == sum(f["bytes"] for f in released["files"].values())
     assert 1_000_000 < R.scorer_bytes(released, "linear") <= LINEAR_BUDGET
     assert 1_000_000 < R.scorer_bytes(released, "neural") <= NEURAL_BUDGET
@@ -67,7 +68,7 @@ def _check_scores(released, dev, scorer: str):
     entry = released["scorers"][scorer]
     check = R.check_sentences(dev, released["made"]["check"]["count"])
     assert len(check) == released["made"]["check"]["sentences"] == entry["check"]["sentences"]
-    got = evaluate(load_scorer(R.released_dir(), scorer), check, predicted_tags=False, jobs=1)
+    got = evaluate(load_scorer(models.released_dir(), scorer), check, predicted_tags=False, jobs=1)
     assert _headlines(got) == _headlines(entry["check"])
     assert got["statuses"] == entry["check"]["statuses"]
 
@@ -90,7 +91,7 @@ def test_the_released_model_scores_dev_as_recorded(released, dev, scorer):
 
     if scorer == "neural" and find_spec("torch") is None:
         pytest.skip("the neural scorer needs PyTorch: pip install 'plgraph[neural]'")
-    got = evaluate(load_scorer(R.released_dir(), scorer), dev, predicted_tags=False, jobs=2)
+    got = evaluate(load_scorer(models.released_dir(), scorer), dev, predicted_tags=False, jobs=2)
     assert _headlines(got) == _headlines(released["scorers"][scorer]["dev"])
 
 
@@ -147,7 +148,7 @@ def test_a_release_replaces_the_old_one_only_when_complete_and_records_it(quick_
     out = tmp_path / "released"
     out.mkdir()
     (out / "old.txt").write_text("the previous release")
-    (out / R.RECORD).write_text("{}")           # a release's folder (its record): the new release replaces it
+    (out / models.RECORD).write_text("{}")           # a release's folder (its record): the new release replaces it
     refused = ReleaseConfig(model_dir=str(quick_model), out=str(out), linear_precision="float32", max_f1_change=0.0,
                             jobs=1)
     with pytest.raises(ReleaseRefused, match=r"moved its dev evalb F1 by \+0\.000 \(limit 0\.0\)"):
@@ -184,7 +185,7 @@ def test_parse_without_model_dir_uses_the_released_model(released, tmp_path, cap
     text.write_text("The company was acquired by a Japanese investor .\nAnalysts asked what it would do .\n")
     assert main(["parse", "--in", "text", "--scorer", "linear", "--no-progress", str(text)]) == 0
     out, err = capsys.readouterr()
-    assert f"the released model's linear scorer ({R.released_dir()}" in err
+    assert f"the released model's linear scorer ({models.released_dir()}" in err
     trees = out.strip().splitlines()
     assert len(trees) == 2 and all(t.startswith("(TOP ") for t in trees)
 
@@ -206,7 +207,7 @@ def test_release_check_names_a_changed_file(released, tmp_path, capsys):
     assert main(["release", "--check"]) == 0
     assert "as released" in capsys.readouterr().out
     copy = tmp_path / "copy"
-    shutil.copytree(R.released_dir(), copy)
+    shutil.copytree(models.released_dir(), copy)
     (copy / "labels.json").write_text("{}")
     assert main(["release", "--check", "--out", str(copy)]) == 1
     assert "labels.json: changed" in capsys.readouterr().err

@@ -143,7 +143,7 @@ class _BatchDecoder:
 
     def take_counters(self) -> dict:
         """The labelled errors and words decoded since the last call (a Dask replica's
-        report, :mod:`plgraph.dist.training`); resets them."""
+        report, :mod:`plgraph.learn.replicas`); resets them."""
         out = {"errors": self.errors, "words": self.words}
         self.errors, self.words = 0.0, 0
         return out
@@ -355,7 +355,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         data is no conversion of ours) records nothing -- no ``conversion`` key, so
         such model folders are byte for byte what they were before the key existed.
     client : distributed.Client, optional
-        Decode each batch on the Dask cluster's workers (:mod:`plgraph.dist.training`):
+        Decode each batch on the Dask cluster's workers (:mod:`plgraph.learn.replicas`):
         the same weights as in one process, bitwise for PA and the perceptron.
 
     Ctrl-C (SIGINT) is deferred to the next safe point (between batches or stages,

@@ -144,7 +144,7 @@ def format_ceiling(result: dict) -> str:
 def cli_main(args) -> int:
     import sys
 
-    from .. import corpus
+    from ..corpora import corpus
     from ..atomic import atomic_json, check_writable
     from ..errors import PlgraphError
 

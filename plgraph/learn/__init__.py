@@ -13,7 +13,10 @@
 * :mod:`~plgraph.learn.loop` -- the training loop around it that every model uses
   (epochs, per-epoch checkpoints as ``.npz`` + JSON, resume with the refusal of
   changed options, curves as JSON/CSV, the folder lock, Ctrl-C safe points); its
-  clients are ``plgraph.dep.train`` and ``plgraph.pruners.training``.
+  clients are ``plgraph.dep.train`` and ``plgraph.pruners.training``;
+* :mod:`~plgraph.learn.replicas` -- the loop's mini-batches decoded on a Dask cluster's
+  workers, each holding a replica of the weights that applies the same summed sparse
+  gradient as the driver.
 
 A model plugs in by providing ``batch_gradient(batch) -> SparseGradient``: decode
 each item of the batch loss-augmented (models read weights through

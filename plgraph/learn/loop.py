@@ -30,7 +30,7 @@ trainee is any object with
     ``batch_gradient`` runs, bound to a learner: ``decoder(batch) -> SparseGradient``,
     and optionally ``decoder.take_counters() -> dict`` (additive counters since the last
     call: search errors, training errors...).  With a Dask ``client``, every worker
-    builds one replica, batches are decoded there (:mod:`plgraph.dist.training`), and
+    builds one replica, batches are decoded there (:mod:`plgraph.learn.replicas`), and
     the counters the replicas report are handed to ``add_counters`` after each epoch,
     before ``evaluate``.
 
@@ -99,14 +99,14 @@ def train_epochs(trainee: Trainee, learner: Learner, n_items: int, *, epochs: in
     with one record per epoch appended.  ``log`` gets one ``key=value`` line per epoch.
 
     ``client`` (a ``distributed.Client``): decode each batch on the cluster's workers,
-    each holding a replica of the weights (:mod:`plgraph.dist.training`); the same
+    each holding a replica of the weights (:mod:`plgraph.learn.replicas`); the same
     batches in the same order, so the same weights as in one process (bitwise without
     lazy AdaGrad catch-up, else to rounding: see that module)."""
     history = [] if history is None else history
     warmup = getattr(trainee, "warm_up", None)
     replicas = None
     if client is not None and first_epoch <= epochs:
-        from ..dist.training import ReplicatedDecoder
+        from .replicas import ReplicatedDecoder
 
         replicas = ReplicatedDecoder(client, trainee.replica(), learner, trainee.name)
     try:

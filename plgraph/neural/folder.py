@@ -38,6 +38,7 @@ from ..atomic import atomic_json, atomic_savez, atomic_text
 from ..errors import ModelFileError
 from ..modelfile import check_crc32, content_crc32, load_header, load_json, load_npz
 from ..parser.model import file_crc32
+from ..parser.parsing.scorers import SCORERS, scorer_dir
 from ..parser.scoring.labels import LabelVocab
 from ..replacement import refuse_pending, replace_folder
 from ..rules.tables import RuleTables
@@ -45,7 +46,7 @@ from ..rules.tables import RuleTables
 FORMAT = "plgraph-neural"
 FORMAT_VERSION = 1
 CHECKPOINT_FORMAT = "plgraph-neural-checkpoint"
-HEADER = "neural.json"
+HEADER = SCORERS["neural"].header
 WEIGHTS = "neural.npz"
 CHECKPOINT = "checkpoint.json"
 CHECKPOINT_NPZ = "checkpoint.npz"
@@ -58,14 +59,13 @@ HEADER_CRC_KEYS = ("format", "format_version", "network", "sizes", "vocabularies
 
 
 #: the neural model's folder inside a model folder ``M`` (``parser train --scorer neural``)
-SUBDIR = "neural"
+SUBDIR = SCORERS["neural"].subdir
 
 
 def neural_dir(model_dir) -> str:
     """The neural model folder of ``model_dir``: itself when it holds a neural model's
-    header, else ``model_dir/neural``."""
-    model_dir = os.fspath(model_dir)
-    return model_dir if is_neural_folder(model_dir) else os.path.join(model_dir, SUBDIR)
+    header, else ``model_dir/neural`` (:func:`~plgraph.parser.parsing.scorers.scorer_dir`)."""
+    return scorer_dir(model_dir, "neural")
 
 
 def is_neural_folder(path) -> bool:

@@ -5,7 +5,7 @@ None when PyTorch is not installed (the extra ``plgraph[neural]``):
 
 * full mode: ``runs/parser/neural`` of the checkout when it holds a trained model;
 * otherwise, and in quick mode (``PLGRAPH_QUICK=1``, as under ``make test``), the
-  released model's (:func:`plgraph.release.record.released_dir`, ``neural/``);
+  released model's (:func:`plgraph.models.released_dir`, ``neural/``);
 * without a released model: in quick mode a small network trained once for
   :data:`QUICK_EPOCHS` epochs on the quick linear model's slice of the train split
   (:data:`plgraph.parser.notebook_model.QUICK_LIMIT` sentences of at most
@@ -63,7 +63,7 @@ def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path
     from ..cache import cached_model
     from ..config import quick_mode
     from ..parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS, repository_model
-    from ..release.record import released_dir
+    from ..models import released_dir
     from .config import NetworkConfig
     from .train import NeuralTrainConfig, train_neural
 

@@ -88,7 +88,7 @@ def _train_classifier(name, lrn, gradient, evaluate_weights, n_items, epochs, ba
                       progress, first_epoch=1, conversion=None, client=None):
     """Epochs ``first_epoch..epochs`` of classifier ``name`` (see :class:`_ClassifierTrainee`);
     its curve rows are appended to ``curves``.  Shuffled with ``[seed, epoch, len(name)]``.
-    ``client``: batches decoded on a Dask cluster (:mod:`plgraph.dist.training`)."""
+    ``client``: batches decoded on a Dask cluster (:mod:`plgraph.learn.replicas`)."""
     trainee = _ClassifierTrainee(name, lrn, gradient, evaluate_weights, folder, batch, seed, conversion)
     train_epochs(trainee, lrn, n_items, epochs=epochs, batch_size=batch, seed=seed, first_epoch=first_epoch,
                  history=curves, rng_extra=(len(name),), progress=progress, log=log, client=client)
@@ -195,7 +195,7 @@ def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig
     graphs of different options are an :class:`~plgraph.errors.InputError`.
 
     ``client`` (a ``distributed.Client``): the three models' batches are decoded on the
-    Dask cluster's workers (:mod:`plgraph.dist.training`), giving the weights of one
+    Dask cluster's workers (:mod:`plgraph.learn.replicas`), giving the weights of one
     process (to rounding: they learn with AdaGrad)."""
     with training_folder(model_dir, PRUNERS_FILES, ("arc",), "pruner model folder"):
         return _train_pruners(train_graphs, dev_graphs, model_dir, config, resume, progress, log, client)

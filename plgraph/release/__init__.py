@@ -1,8 +1,9 @@
 """The released parser: a compact trained model shipped with plgraph, and how it is made.
 
-* :mod:`~plgraph.release.record`: where it lives (:func:`released_dir`, package data),
-  :func:`default_model_dir` (what ``parse`` uses without ``--model-dir``), and its record
-  ``release.json`` (checksums, how it was made, its scores);
+* :mod:`plgraph.models`: where it lives (:func:`released_dir`, package data) and
+  :func:`default_model_dir` (what ``parse`` uses without ``--model-dir``), exported here too;
+* :mod:`~plgraph.release.record`: its record ``release.json`` (checksums, how it was made,
+  its scores);
 * :mod:`~plgraph.release.pack`: a trained model folder packed into the folder a release
   ships (non-zero weights in reduced precision, compressed: :mod:`plgraph.packing`);
 * :mod:`~plgraph.release.build`: :func:`release_model` packs, scores, refuses a packing
@@ -12,7 +13,8 @@
 """
 from __future__ import annotations
 
-from .record import default_model_dir, has_release, load_record, released_dir
+from ..models import default_model_dir, has_release, released_dir
+from .record import load_record
 
 __all__ = ["default_model_dir", "has_release", "load_record", "released_dir", "release_model", "rescore_release",
            "ReleaseConfig"]

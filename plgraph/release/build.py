@@ -28,9 +28,10 @@ from pathlib import Path
 
 from ..atomic import atomic_json
 from ..errors import PlgraphError
+from ..models import RECORD, released_dir
 from ..parser.parsing.scorers import load_scorer
 from .pack import pack_model_folder
-from .record import FORMAT, FORMAT_VERSION, RECORD, check_sentences, file_digests, released_dir
+from .record import FORMAT, FORMAT_VERSION, check_sentences, file_digests
 
 
 class ReleaseRefused(PlgraphError):
@@ -42,7 +43,7 @@ class ReleaseConfig:
     """What :func:`release_model` packs and how.
 
     ``model_dir``: the trained folder; ``out``: the released folder (None:
-    :func:`~plgraph.release.record.released_dir`); ``linear_precision`` /
+    :func:`~plgraph.models.released_dir`); ``linear_precision`` /
     ``neural_precision``: of packed weights (:data:`plgraph.packing.PRECISIONS`);
     ``max_f1_change``: the largest change of dev evalb F1 (<= 40 words, gold tags) packing
     may cause; ``check_count``: sentences of the test suite's check; ``jobs``: parsing
@@ -187,7 +188,7 @@ def _scores(parser, scorer: str, splits: dict, jobs: int, progress, log) -> dict
 
 def rescore_release(out=None, *, jobs: int = 2, ptb: str | None = None, command: str = "", progress=None,
                     log=print) -> dict:
-    """Score the released folder ``out`` (default :func:`~plgraph.release.record.released_dir`)
+    """Score the released folder ``out`` (default :func:`~plgraph.models.released_dir`)
     again with this version of plgraph, when its parsing changed but its files did not:
     the files are checked against the record first (OutputError naming those that
     differ), then every score the release took of the packed model -- dev and test with
@@ -226,7 +227,7 @@ def check_release_target(out: Path) -> None:
     earlier release (it holds :data:`~plgraph.release.record.RECORD`), which the new one
     replaces.  Any other folder or file is somebody's and is left alone."""
     from ..errors import OutputError
-    from .record import has_release
+    from ..models import has_release
 
     if not out.exists() or has_release(out):
         return

@@ -26,7 +26,8 @@ from ..cliargs import positive_int, progress_of
 def cmd_release(args) -> int:
     from ..atomic import atomic_text
     from .card import render_card
-    from .record import changed_files, load_record, released_dir
+    from ..models import released_dir
+    from .record import changed_files, load_record
 
     out = args.out or str(released_dir())
     if args.rescore:

@@ -1,7 +1,7 @@
 """Where the released model lives, and the record it is shipped with.
 
-The released model is the folder :func:`released_dir` (package data of plgraph:
-``plgraph/models/parser``): a packed linear parser (:mod:`plgraph.release.pack`) with
+The released model is the folder :func:`~plgraph.models.released_dir` (package data of
+plgraph: ``plgraph/models/parser``, :mod:`plgraph.models`): a packed linear parser (:mod:`plgraph.release.pack`) with
 its neural model in ``neural/``.  Beside its files, ``release.json`` (:data:`RECORD`)
 holds what :func:`plgraph.release.build.release_model` measured when it made them: the
 SHA-256 and size of every file, how it was made (source folder, precisions, command), and
@@ -15,35 +15,13 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..errors import ModelFileError
 from ..modelfile import load_header
+from ..models import RECORD, default_model_dir, has_release, released_dir
 
-#: the record's file name inside the released folder
-RECORD = "release.json"
 FORMAT = "plgraph-release"
 FORMAT_VERSION = 1
 #: what a record must hold
 RECORD_KEYS = {"format": str, "files": dict, "scorers": dict, "made": dict}
-
-
-def released_dir() -> Path:
-    """The folder the released model is shipped in (``plgraph/models/parser``)."""
-    return Path(__file__).resolve().parent.parent / "models" / "parser"
-
-
-def has_release(folder=None) -> bool:
-    """Does ``folder`` (default :func:`released_dir`) hold a released model's record?"""
-    return (Path(folder or released_dir()) / RECORD).is_file()
-
-
-def default_model_dir() -> str:
-    """The model folder commands use without ``--model-dir``: the released model.
-    ModelFileError saying how to make one when plgraph was installed without it."""
-    folder = released_dir()
-    if not has_release(folder):
-        raise ModelFileError("plgraph's released parser model is missing (an install without package data?); "
-                             "give --model-dir M, or make it: `make release-model`", source=str(folder))
-    return str(folder)
 
 
 def file_digests(folder) -> dict:

@@ -39,7 +39,7 @@ def default_root() -> Path:
 
 
 def _train_sentences(ptb=None) -> int:
-    from ... import corpus
+    from ...corpora import corpus
 
     return sum(1 for s in corpus("train", ptb).sentences() if len(s.graph.words) <= MAX_WORDS)
 
@@ -94,7 +94,7 @@ def point(fraction: float, root=None, *, ptb=None, jobs: int = 2, log=print) -> 
             train(TrainConfig(model_dir=str(folder), threads=jobs, progress=False,
                               limit=k if fraction < 1.0 else None, ptb=str(ptb) if ptb else None,
                               resume=(folder / "parser.json").exists()))
-        from ... import corpus
+        from ...corpora import corpus
 
         test = [s for s in corpus("test", ptb).sentences() if len(s.graph.words) <= MAX_WORDS]
         doc, _ = evaluate_split(Parser.load(folder, scorer="linear"), test, jobs=jobs, ceiling=False)

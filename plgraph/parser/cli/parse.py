@@ -317,11 +317,11 @@ def decode_overrides(args) -> dict:
 
 
 def use_released_model(args) -> bool:
-    """Without ``--model-dir``, the released model (:func:`plgraph.release.record.default_model_dir`)
+    """Without ``--model-dir``, the released model (:func:`plgraph.models.default_model_dir`)
     into ``args.model_dir``; True if so."""
     if args.model_dir is not None:
         return False
-    from ...release.record import default_model_dir
+    from ...models import default_model_dir
 
     args.model_dir = default_model_dir()
     return True

@@ -123,7 +123,7 @@ class Parser:
     @classmethod
     def load(cls, model_dir=None, *, scorer: str | None = None, max_words: int | None = None) -> "Parser":
         """The parser of model folder ``model_dir`` (default: plgraph's released model,
-        :func:`~plgraph.release.record.default_model_dir`) with scorer ``scorer``
+        :func:`~plgraph.models.default_model_dir`) with scorer ``scorer``
         (``linear`` or ``neural``; default: the one ``python -m plgraph parse`` picks,
         :func:`~plgraph.parser.parsing.scorers.default_scorer` -- the neural one when the
         folder holds it and PyTorch is installed).  ``max_words``: longer sentences get the

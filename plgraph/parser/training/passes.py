@@ -166,7 +166,7 @@ class PassDecoder:
     """A pass's decode of a batch: the batch's sentences of ``train`` through ``gradient``
     (the pass's ``batch_gradient``) with ``learner`` in ``threads`` threads, counting into
     ``stats``.  :class:`PassTrainee` decodes with one; a Dask replica
-    (:mod:`plgraph.dist.training`) is one too, with one thread (a worker is one core)."""
+    (:mod:`plgraph.learn.replicas`) is one too, with one thread (a worker is one core)."""
 
     def __init__(self, gradient, model, train, rules, learner, threads: int = 1):
         self.gradient, self.model, self.train, self.rules, self.learner = gradient, model, train, rules, learner
@@ -199,7 +199,7 @@ def train_pass(folder: ParserFolder, name: str, model, config, train_corpus, dev
     inside :func:`plgraph.learn.loop.training_folder` (lock, Ctrl-C at safe points);
     shuffling uses ``folder.seed`` and the pass name, so a resumed run equals an
     uninterrupted one bit for bit.  ``client`` (a ``distributed.Client``): batches are
-    decoded on the Dask cluster's workers (:mod:`plgraph.dist.training`)."""
+    decoded on the Dask cluster's workers (:mod:`plgraph.learn.replicas`)."""
     if not train_corpus.sents:
         raise InputError(f"{name}: no training sentence to train on")
     say = log or (lambda *_: None)

@@ -71,7 +71,7 @@ class TrainConfig:
     still come from the whole train split.  ``ptb``: a full LDC treebank folder (train
     02-21, dev 22).  ``threads``: threads decoding a batch and the dev sentences.
     ``dask`` (a scheduler address or ``local``) and ``workers``: decode the batches on a
-    Dask cluster (:mod:`plgraph.dist.training`; the workers read the prepared sentences
+    Dask cluster (:mod:`plgraph.learn.replicas`; the workers read the prepared sentences
     from the model folder, which must be on a path they share).  ``progress``: bars
     shown (None: when standard error is a terminal).  ``keep_prepared``: keep the
     prepared sentences (``M/prepared``) after training; by default they are removed

@@ -45,10 +45,10 @@ import uuid
 
 import numpy as np
 
+from ..dist.cluster import worker_addresses, worker_state
 from ..errors import PlgraphError
-from ..learn.learners import Learner, SparseGradient, learner_from_state, make_learner
-from ..learn.online import WARMUP_BATCH
-from .cluster import worker_addresses, worker_state
+from .learners import Learner, SparseGradient, learner_from_state, make_learner
+from .online import WARMUP_BATCH
 
 #: seconds between checks that every replica's worker is still there
 _POLL = 5.0
