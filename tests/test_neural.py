@@ -340,6 +340,34 @@ def learnt(tmp_path_factory, sample_dir):
     return out
 
 
+def test_given_score_tables_refuses_arrays_that_do_not_fit(base):
+    """The chart's public entry for per-candidate scores checks what its kernel cannot
+    (it reads no bounds): a wrong score count, a pair outside the sentence, a label
+    outside the spine-label tables, block offsets that do not fit."""
+    from plgraph.parser.chart.tables import given_score_tables
+    from plgraph.parser.scoring._pass2 import Candidates
+    from plgraph.parser.scoring._pass3 import SpineTables
+
+    inv = base["inv"]
+    nsp = np.array([2, 1, 1])                                    # points 0, 1 and the root
+    sp_off = np.array([0, 2, 3, 4])
+    sp_id = np.array([0, 1, 0, 0])
+    cands = Candidates(np.array([0, 1]), np.array([2, 0]), np.array([0, 2, 3]), np.array([0, 1, 0]),
+                       np.array([0, 0, 1]))
+    spines = SpineTables(np.array([0, 2, 4]), sp_off, sp_id, inv.ok_c, inv.ok_p)
+    ok = given_score_tables(cands, spines, np.array([-1.0, -2.0, -3.0]), nsp, np.zeros(4))
+    assert ok.N == 3 and ok.pair_off[0, 2] == 0 and ok.pair_off[1, 0] == 2 and ok.pair_off[2, 0] == -1
+    bad = [((cands, spines, np.zeros(2), nsp, np.zeros(4)), "3 candidates but 2 scores"),
+           ((cands._replace(pp=np.array([3, 0])), spines, np.zeros(3), nsp, np.zeros(4)), "outside the 3 points"),
+           ((cands._replace(cand_lab=np.array([0, 10 ** 6, 0])), spines, np.zeros(3), nsp, np.zeros(4)),
+            "candidate label outside"),
+           ((cands, spines._replace(blk_off=np.array([0, 1, 2])), np.zeros(3), nsp, np.zeros(4)), "block offsets"),
+           ((cands, spines, np.zeros(3), nsp, np.zeros(3)), "4 spine options but 3 spine scores")]
+    for args, message in bad:
+        with pytest.raises(ValueError, match=message):
+            given_score_tables(*args)
+
+
 def test_a_tiny_model_learns_20_sentences(learnt):
     """Parsed back through the chart, the 20 training sentences come out (nearly) as
     their gold trees: evalb F1 >= 95 on them."""

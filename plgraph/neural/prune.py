@@ -18,7 +18,7 @@ The chart then maximises the sum of log-probabilities: a structural edge scores
 ``log P(p | c) + log P(l | c, p)``, a trace edge ``logit(c, p) + log P(type | c, p) +
 trace_bias`` (its log-odds against no edge), a spine option ``log P(s | w)``; a label is
 allowed only between spines it fits (:class:`~plgraph.parser.scoring.pass3.SpineInventory`,
-kernel :func:`plgraph.parser.scoring._given.given_label_tables`).  :func:`relaxed` is the
+kernel of :func:`plgraph.parser.chart.tables.given_score_tables`).  :func:`relaxed` is the
 wider pruning a sentence is decoded again with when the chart finds no parse.
 """
 from __future__ import annotations
@@ -29,9 +29,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..errors import InputError
-from ..parser.chart.tables import ChartTables, spine_offsets
-from ..parser.scoring._given import given_label_tables
-from ..parser.scoring._pass2 import Candidates, best_labels
+from ..parser.chart.tables import ChartTables, given_score_tables, spine_offsets
+from ..parser.scoring._pass2 import Candidates
 from ..parser.scoring._pass3 import SpineTables
 
 
@@ -199,15 +198,11 @@ def candidate_sentence(scores: SentenceScores, s_pairs, s_logp: np.ndarray, t_pa
 
 
 def chart_tables(sent: NeuralSentence, inventory) -> ChartTables:
-    """The chart's :class:`~plgraph.parser.chart.tables.ChartTables` of a :class:`NeuralSentence`."""
-    out = best_labels(int(sent.blk_off[-1]))
-    given_label_tables(Candidates(sent.pc, sent.pp, sent.cand_off, sent.cand_lab, sent.cand_kind),
-                       SpineTables(sent.blk_off, sent.sp_off, sent.sp_id, inventory.ok_c, inventory.ok_p),
-                       sent.cand_score, out)
-    N = sent.N
-    pair_off = np.full((N, N), -1, np.int64)
-    pair_off[sent.pc, sent.pp] = sent.blk_off[:-1]
-    return ChartTables(sent.nsp.copy(), sent.sp_score.copy(), pair_off, out.s_best, out.s_lab, out.t_best, out.t_lab)
+    """The chart's :class:`~plgraph.parser.chart.tables.ChartTables` of a :class:`NeuralSentence`
+    (:func:`~plgraph.parser.chart.tables.given_score_tables`)."""
+    return given_score_tables(Candidates(sent.pc, sent.pp, sent.cand_off, sent.cand_lab, sent.cand_kind),
+                              SpineTables(sent.blk_off, sent.sp_off, sent.sp_id, inventory.ok_c, inventory.ok_p),
+                              sent.cand_score, sent.nsp, sent.sp_score)
 
 
 __all__ = ["PruneConfig", "relaxed", "SentenceScores", "head_pairs", "trace_pairs", "NeuralSentence",

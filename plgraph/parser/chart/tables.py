@@ -293,3 +293,57 @@ def arc_score_tables(S1) -> ChartTables:
     best = S[allowed]
     return ChartTables(np.ones(N, np.int64), np.zeros(N), pair_off, best, np.zeros(best.shape[0], np.int64),
                        np.full(best.shape[0], NEG), np.full(best.shape[0], -1, np.int64))
+
+
+def given_score_tables(candidates, spines, cand_score, nsp, sp_score) -> ChartTables:
+    """The chart's tables of one sentence from scores given per candidate: the public way
+    for a scorer that scores every candidate labelled edge and every spine option itself
+    (the neural scorer, :func:`plgraph.neural.prune.chart_tables`) to feed the exact chart.
+
+    ``candidates`` (:class:`~plgraph.parser.scoring._pass2.Candidates`): the pairs
+    ``(pc[k], pp[k])`` that may carry an edge and their candidate labels and kinds;
+    ``spines`` (:class:`~plgraph.parser.scoring._pass3.SpineTables`): pair k's block
+    offset, every point's spine options and which spine may be the child / parent end of
+    which label (label ``l`` of pair ``(c, p)`` is allowed between option ``sc`` of c and
+    ``sp`` of p iff ``ok_c[sc, l] and ok_p[sp, l]``); ``cand_score``: one score per
+    candidate; ``nsp`` (N,): spine options per point (the root last); ``sp_score``: one
+    score per spine option.  Each block entry keeps the best allowed structural and trace
+    label (-inf / -1 when none is allowed).  ValueError when the arrays do not fit
+    together (the kernel checks no bounds)."""
+    from ..scoring._pass2 import best_labels
+    from ._given import given_label_tables
+
+    pc, pp, cand_off, cand_lab, cand_kind = (np.asarray(a) for a in candidates)
+    blk_off, sp_off, sp_id, ok_c, ok_p = (np.asarray(a) for a in spines)
+    nsp, sp_score, cand_score = np.asarray(nsp), np.asarray(sp_score), np.asarray(cand_score)
+    N, K = nsp.shape[0], pc.shape[0]
+    problems = []
+    if not (pp.shape[0] == K and cand_off.shape[0] == K + 1 and blk_off.shape[0] == K + 1):
+        problems.append(f"{K} pairs but {pp.shape[0]} parents, {cand_off.shape[0]} candidate offsets and "
+                        f"{blk_off.shape[0]} block offsets")
+    elif K and (pc.min() < 0 or pp.min() < 0 or pc.max() >= N or pp.max() >= N):
+        problems.append(f"a pair outside the {N} points")
+    if sp_off.shape[0] != N + 1 or not np.array_equal(np.diff(sp_off), nsp):
+        problems.append("spine offsets that do not fit the spine options per point")
+    if sp_score.shape[0] != sp_id.shape[0] or (sp_off.shape[0] and sp_off[-1] != sp_id.shape[0]):
+        problems.append(f"{sp_id.shape[0]} spine options but {sp_score.shape[0]} spine scores")
+    n_cands = int(cand_off[-1]) if cand_off.shape[0] else 0
+    if cand_score.shape[0] != n_cands or cand_lab.shape[0] != n_cands or cand_kind.shape[0] != n_cands:
+        problems.append(f"{n_cands} candidates but {cand_score.shape[0]} scores, {cand_lab.shape[0]} labels and "
+                        f"{cand_kind.shape[0]} kinds")
+    elif n_cands and (cand_lab.min() < 0 or cand_lab.max() >= min(ok_c.shape[1], ok_p.shape[1])):
+        problems.append("a candidate label outside the spine-label tables")
+    if sp_id.shape[0] and (sp_id.min() < 0 or sp_id.max() >= min(ok_c.shape[0], ok_p.shape[0])):
+        problems.append("a spine option outside the spine-label tables")
+    if not problems and K:
+        need = (nsp[pc] * nsp[pp]).astype(np.int64)
+        if not np.array_equal(np.diff(blk_off), need) or blk_off[0] != 0:
+            problems.append("block offsets that do not fit the pairs' spine options")
+    if problems:
+        raise ValueError("chart tables from given scores: " + "; ".join(problems))
+    out = best_labels(int(blk_off[-1]) if blk_off.shape[0] else 0)
+    given_label_tables(type(candidates)(pc, pp, cand_off, cand_lab, cand_kind),
+                       type(spines)(blk_off, sp_off, sp_id, ok_c, ok_p), cand_score, out)
+    pair_off = np.full((N, N), -1, np.int64)
+    pair_off[pc, pp] = blk_off[:-1]
+    return ChartTables(nsp.copy(), sp_score.copy(), pair_off, out.s_best, out.s_lab, out.t_best, out.t_lab)

@@ -1,7 +1,8 @@
-"""Numba kernel of pass-3 tables from scores given per candidate label (a scorer that is
-not the hashed linear model -- the neural one, :mod:`plgraph.neural.prune` -- scores each
-candidate labelled edge itself; the chart's tables then only need the best allowed label
-of each kind per spine pair).
+"""Numba kernel of the chart's tables from scores given per candidate label (a scorer that
+is not the hashed linear model -- the neural one, :mod:`plgraph.neural.prune` -- scores
+each candidate labelled edge itself; the chart's tables then only need the best allowed
+label of each kind per spine pair).  Its checked entry point is
+:func:`plgraph.parser.chart.tables.given_score_tables`.
 
 The constraint is pass 3's (:mod:`plgraph.parser.scoring._pass3`): a candidate label
 ``l`` of pair ``(c, p)`` is allowed between spine options ``sc`` of c and ``sp`` of p
@@ -13,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ...config import NUMBA_CACHE
-from ._pass2 import put_best
+from ..scoring._pass2 import put_best
 
 NEG = -np.inf
 
