@@ -1,13 +1,16 @@
-"""The seam between a pass's scorer and the chart, the cascade and the training loop.
+"""The seam between one pass of the linear cascade and the chart, the cascade and the
+training loop.
 
-Passes 2 and 3 are today linear models over hashed features
+Passes 2 and 3 are linear models over hashed features
 (:class:`~plgraph.parser.scoring.pass2.Pass2Model`, :class:`~plgraph.parser.scoring.pass3.Pass3Model`).
-What the rest of the parser asks of them is small, and is written down here as
+What the rest of the linear cascade asks of them is written down here as
 :class:`PassScorer` (and :class:`Pass2Scorer` for what pass 3's pruning reads off pass 2):
-a scorer for one pass -- a neural one, say a word/character encoder with biaffine arc
-and label scores -- plugs in by filling the same per-sentence score tables
-(:class:`~plgraph.parser.chart.tables.ChartTables`).  The chart never sees a weight or a
-feature: it reads those tables only.
+they fill per-sentence score tables (:class:`~plgraph.parser.chart.tables.ChartTables`),
+and the chart never sees a weight or a feature.  This is the linear scorer's internal
+business: the neural scorer is not a pass (:mod:`plgraph.neural`; it scores whole
+sentences with its own network and gives the chart its tables through
+:func:`~plgraph.parser.chart.tables.given_score_tables`), and what every scorer offers the
+parser is :class:`~plgraph.parser.parsing.parser.Parser`.
 
 Who calls what:
 
@@ -29,23 +32,19 @@ Who calls what:
   ``with_config`` for decoding options (beam, trace bias); pass 3's pruning reads pass 2
   through :class:`Pass2Scorer` (:func:`plgraph.parser.scoring.pass2.pass2_pruning`).
 
-Linear-model specific, and what a neural scorer does instead:
+What is specific to the linear models:
 
 * ``read_args`` is a learner's ``read_args()`` tuple ``(w, q, u, n, eta, C, reg)``
   (:class:`~plgraph.parser.scoring._pass2.WeightView` in the kernels); to everything
   outside the scorer it is an opaque handle on "the current parameters";
-* ``structure_features`` returns the hashed feature (index, value) entries phi(y) --
-  for a linear model, the gradient of the structure's score; a neural scorer returns
-  the gradient of its score over its parameter vector in the same sparse form (or the
-  training loop grows a dense path: not needed by the chart);
+* ``structure_features`` returns the hashed feature (index, value) entries phi(y), the
+  gradient of the structure's score;
 * ``take_positive`` / ``stored_arrays`` are the negative pool of hashed weights
-  (:mod:`plgraph.parser.scoring.pool`): a scorer without one returns ``None`` / ``{}``.
+  (:mod:`plgraph.parser.scoring.pool`): a pass without one returns ``None`` / ``{}``.
   Loading a trained pass (``ParserModel.pass_model``) restores the weight vector ``w``
-  of ``n_weights`` entries and the pool's arrays only: a scorer storing other arrays
-  needs its counterpart there.
+  of ``n_weights`` entries and the pool's arrays only;
 * the arithmetic check of ``decode`` (chart score = w . phi(y_hat) + loss) recomputes
-  the prediction's score from its features; a neural scorer recomputes it from its own
-  score tables.
+  the prediction's score from its features.
 """
 from __future__ import annotations
 
