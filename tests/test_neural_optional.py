@@ -51,4 +51,4 @@ def test_neural_options_are_refused_with_the_linear_scorer(tmp_path):
         raise SystemExit(main(['parser', 'train', '--epochs', '3', '--model-dir', {str(tmp_path / 'm')!r}]))
     """)
     assert r.returncode != 0
-    assert "--epochs: options of --scorer neural" in r.stderr
+    assert "--epochs: options of the neural scorer, not of --scorer linear" in r.stderr

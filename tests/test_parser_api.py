@@ -116,3 +116,29 @@ def test_parser_load_takes_a_folder_with_one_scorer(quick_model):
 
     assert default_scorer(quick_model) == "linear"
     assert type(Parser.load(quick_model)) is LinearParser
+
+
+def test_each_scorer_refuses_the_options_its_config_does_not_take():
+    """``parser train``'s refusals come from the configs' fields: a new field of a config
+    is an accepted option of its scorer and refused with the other, with no list to keep."""
+    from dataclasses import fields
+
+    from plgraph.cli import build_parser
+    from plgraph.parser.cli.train import foreign_options, scorer_fields
+    from plgraph.parser.scoring.pass3 import Pass3Config
+
+    parser = build_parser()
+
+    def refused(*argv):
+        args = parser.parse_args(["parser", "train", "--model-dir", "M", *argv])
+        return foreign_options(args, args.scorer)
+
+    assert refused() == [] and refused("--scorer", "neural") == []
+    assert refused("--threads", "1", "--seed", "3", "--limit", "9", "--max-words", "12") == []
+    assert refused("--scorer", "neural", "--threads", "1", "--seed", "3", "--limit", "9", "--resume") == []
+    assert refused("--epochs", "3", "--tags", "false", "--lr", "0.1") == ["--epochs", "--tags", "--lr"]
+    assert sorted(refused("--scorer", "neural", "--dask", "--workers", "2", "--bits3", "20", "--pruners", "P",
+                          "--keep-prepared")) == ["--bits3", "--dask", "--keep-prepared", "--pruners", "--workers"]
+    assert {f"{f.name}3" for f in fields(Pass3Config)} <= scorer_fields("linear")
+    assert {"use_tags", "lstm_hidden", "epochs", "lr"} <= scorer_fields("neural")
+

@@ -123,49 +123,80 @@ def train_config(args):
 
 def _train(args) -> int:
     """``parser train``: :func:`~plgraph.parser.training.pipeline.train`, or with
-    ``--scorer neural`` :func:`~plgraph.neural.train.train_neural` into ``M/neural``."""
+    ``--scorer neural`` :func:`~plgraph.neural.train.train_neural` into ``M/neural``;
+    options of the other scorer (:func:`foreign_options`) are refused first."""
+    foreign = foreign_options(args, args.scorer)
+    if foreign:
+        from ...errors import InputError
+
+        other = "linear" if args.scorer == "neural" else "neural"
+        why = " (which trains in one process on --threads cores: no Dask workers)" if args.scorer == "neural" else ""
+        raise InputError(f"{', '.join(foreign)}: options of the {other} scorer, not of --scorer {args.scorer}{why}")
     if args.scorer == "neural":
         from ...neural.train import train_neural
 
         train_neural(neural_config(args))
         return 0
-    given = [f"--{k.replace('_', '-')}" for k in _NEURAL_ONLY if getattr(args, k) is not None]
-    if given:
-        from ...errors import InputError
-
-        raise InputError(f"{', '.join(given)}: options of --scorer neural")
     from ..training.pipeline import train
 
     train(train_config(args))
     return 0
 
 
-#: ``parser train`` options of the neural scorer only (dest names)
-_NEURAL_ONLY = ("epochs", "patience", "max_minutes", "embeddings", "tags", "lstm_hidden", "lstm_layers",
-                "batch_words", "lr", "tag_dropout")
+#: ``parser train`` option names (argparse dests) whose config field has another name
+_FIELD_OF_OPTION = {"tags": "use_tags"}
+#: argparse dests that are the command line's own, not any config's
+_COMMAND_DESTS = {"scorer", "func", "command", "parser_command"}
+
+
+def scorer_fields(scorer: str) -> set:
+    """The option names (argparse dests, after :data:`_FIELD_OF_OPTION`) that ``scorer``'s
+    training config takes: the fields of :class:`~plgraph.parser.training.pipeline.TrainConfig`
+    and of its pass configs (``<field>2``, ``<field>3``) for ``linear``; of
+    :class:`~plgraph.neural.train.NeuralTrainConfig` and its
+    :class:`~plgraph.neural.config.NetworkConfig` for ``neural``."""
+    from dataclasses import fields
+
+    if scorer == "neural":
+        from ...neural.config import NetworkConfig
+        from ...neural.train import NeuralTrainConfig
+
+        return {f.name for cls in (NeuralTrainConfig, NetworkConfig) for f in fields(cls)}
+    from ..scoring.pass2 import Pass2Config
+    from ..scoring.pass3 import Pass3Config
+    from ..training.pipeline import TrainConfig
+
+    return ({f.name for f in fields(TrainConfig)} | {f"{f.name}2" for f in fields(Pass2Config)}
+            | {f"{f.name}3" for f in fields(Pass3Config)})
+
+
+#: ``parser train``'s option values when none is given (filled by :func:`register`)
+_TRAIN_DEFAULTS: dict = {}
+
+
+def foreign_options(args, scorer: str) -> list[str]:
+    """The options given on the command line (a value other than ``parser train``'s
+    default) that ``scorer``'s training config does not take (:func:`scorer_fields`), as
+    ``--names``."""
+    take = scorer_fields(scorer)
+    out = []
+    for dest, value in vars(args).items():
+        if dest in _COMMAND_DESTS or (dest in _TRAIN_DEFAULTS and value == _TRAIN_DEFAULTS[dest]):
+            continue
+        if _FIELD_OF_OPTION.get(dest, dest) not in take:
+            out.append("--" + dest.replace("_", "-"))
+    return out
 
 
 def neural_config(args):
     """The :class:`~plgraph.neural.train.NeuralTrainConfig` of ``parser train --scorer
-    neural``'s options (into ``M/neural``); InputError naming the options that belong to
-    the linear scorer only (``--dask`` among them: the neural scorer trains in one
-    process, on ``--threads`` cores)."""
+    neural``'s options (into ``M/neural``)."""
     from dataclasses import replace
 
-    from ...errors import InputError
-    from ...neural.folder import neural_dir
     from ...neural.config import NetworkConfig
+    from ...neural.folder import neural_dir
     from ...neural.train import NeuralTrainConfig
-    from ..scoring.pass2 import Pass2Config
-    from ..scoring.pass3 import Pass3Config
 
-    linear = [f"--{name}" for name, on in (("pruners", args.pruners), ("dask", args.dask),
-                                           ("keep-prepared", args.keep_prepared)) if on]
-    linear += [f"--{k.replace('_', '-')}{sfx}" for cls, sfx in ((Pass2Config, "2"), (Pass3Config, "3"))
-               for k in given_config(args, cls, sfx)]
-    if linear:
-        raise InputError(f"{', '.join(linear)}: options of the linear scorer, not of --scorer neural (which trains "
-                         f"in one process on --threads cores: no Dask workers)")
     net = NetworkConfig()
     changes = {k: v for k, v in (("use_tags", args.tags), ("lstm_hidden", args.lstm_hidden),
                                  ("lstm_layers", args.lstm_layers), ("tag_dropout", args.tag_dropout))
@@ -253,6 +284,7 @@ def register(sub) -> None:
     add_config_options(t, Pass3Config, "3", "pass 3")
     add_dask_options(t, chunks=None)
     t.set_defaults(func=_train)
+    _TRAIN_DEFAULTS.update(vars(t.parse_args(["--model-dir", "M"])))
     s = ps.add_parser("stats", help="what reaches pass 2 and how its decodes fare on a split")
     s.add_argument("--model-dir", required=True, metavar="M")
     s.add_argument("--split", default="dev", choices=["train", "dev", "test"])
