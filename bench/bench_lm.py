@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from plgraph.cache import cache_dir  # noqa: E402
+from plgraph.files.cache import cache_dir  # noqa: E402
 
 KENLM_VERSION = "0.3.0"
 APT_PACKAGES = ["libboost-program-options-dev", "libboost-system-dev", "libboost-thread-dev",

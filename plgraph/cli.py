@@ -182,7 +182,7 @@ def main(argv=None) -> int:
         print(f"plgraph {args.command}: error: {err}", file=sys.stderr)
         return 2
     except (KeyboardInterrupt, SystemError) as err:
-        from .learn.interrupts import caused_by_interrupt
+        from .signals import caused_by_interrupt
 
         if not caused_by_interrupt(err):     # a SystemError of a kernel that no interrupt hit
             raise

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import paper
-from .atomic import atomic_text
+from .files.atomic import atomic_text
 from .plotting import (COLOURS, label_bars, legend_below, nice_log_ticks, plain_log_axis, save_figure,  # noqa: F401
                        save_png)
 

@@ -1,7 +1,7 @@
 """Low-level plotting helpers shared by every plot of plgraph (matplotlib only).
 
 * saving: :func:`save_figure` writes a figure as PNG and SVG, :func:`save_png` as PNG alone,
-  each atomically (:mod:`plgraph.atomic`) and deterministically -- no dates or version
+  each atomically (:mod:`plgraph.files.atomic`) and deterministically -- no dates or version
   strings in the metadata, a fixed SVG hash salt -- so regenerating a figure from the same
   data gives the same bytes;
 * style: :data:`COLOURS` (one per model or corpus), :func:`plain_log_axis` (log axes
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from .atomic import atomic_write_with
+from .files.atomic import atomic_write_with
 
 __all__ = ["SAVE_OPTIONS", "SVG_HASH_SALT", "COLOURS", "save_figure", "save_png", "nice_log_ticks", "plain_number",
            "plain_log_axis", "legend_below", "label_bars"]

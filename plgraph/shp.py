@@ -27,7 +27,7 @@ from typing import Iterable
 
 import numpy as np
 
-from .atomic import atomic_write_with
+from .files.atomic import atomic_write_with
 from .errors import ConversionError, SHPFormatError
 from .graph import Graph, NullRecord, OrphanIndex, STRUCTURAL, TRACE, structural_problem
 from .ptb.clean import coindex_of

@@ -1,11 +1,11 @@
-"""plgraph.cache: one cache folder, one rule, used by the pruner and LM caches."""
+"""plgraph.files.cache: one cache folder, one rule, used by the pruner and LM caches."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from plgraph.cache import cache_dir, cache_root
+from plgraph.files.cache import cache_dir, cache_root
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_parts_stay_inside(env, part):
 
 
 def test_pruner_cache_follows_plgraph_cache(env, tmp_path):
-    import plgraph.cache
+    import plgraph.files.cache
     from plgraph.pruners import notebook as pipeline
 
     env.setenv("PLGRAPH_CACHE", str(tmp_path / "c"))
@@ -63,7 +63,7 @@ def test_pruner_cache_follows_plgraph_cache(env, tmp_path):
         seen.append(Path(folder))
         raise Stop
 
-    env.setattr(plgraph.cache, "wait_for_writer", wait)
+    env.setattr(plgraph.files.cache, "wait_for_writer", wait)
     for quick in (True, False):
         with pytest.raises(Stop):
             pipeline.notebook_models(quick=quick)
@@ -93,9 +93,9 @@ def test_cached_model_waits_for_a_writer_then_loads_what_it_wrote(env, tmp_path)
     """A folder another process trains into is waited for and then loaded, not trained
     again; one that another process locks between the check and the build is waited
     for and loaded too."""
-    import plgraph.cache
-    from plgraph.cache import cached_model
-    from plgraph.lock import FolderLockedError
+    import plgraph.files.cache
+    from plgraph.files.cache import cached_model
+    from plgraph.files.lock import FolderLockedError
 
     folder = tmp_path / "m"
     built, waits = [], []
@@ -103,7 +103,7 @@ def test_cached_model_waits_for_a_writer_then_loads_what_it_wrote(env, tmp_path)
     def wait(f, log=None, what=None):
         waits.append(f)
 
-    env.setattr(plgraph.cache, "wait_for_writer", wait)
+    env.setattr(plgraph.files.cache, "wait_for_writer", wait)
 
     def build_taken(f):                       # another process took the lock and wrote the model
         built.append(f)
@@ -126,7 +126,7 @@ def test_cached_model_waits_for_a_writer_then_loads_what_it_wrote(env, tmp_path)
 
 
 def test_code_digest_follows_every_python_file_below(tmp_path):
-    from plgraph.cache import code_digest
+    from plgraph.files.cache import code_digest
 
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "sub").mkdir()

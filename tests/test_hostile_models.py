@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from plgraph.cli import main
 from plgraph.errors import ModelFileError, PlgraphError
-from plgraph import modelfile as mf
+from plgraph.files import modelfile as mf
 
 pytestmark = pytest.mark.timeout(900)  # module fixtures include first-call numba compilation (the dependency
 # trainer's parallel kernels: about 5 minutes in a fresh clone on two loaded cores)

@@ -13,7 +13,7 @@ import zipfile
 import numpy as np
 import pytest
 
-from plgraph.atomic import (atomic_json, atomic_open, atomic_savez, atomic_savez_compressed, atomic_text,
+from plgraph.files.atomic import (atomic_json, atomic_open, atomic_savez, atomic_savez_compressed, atomic_text,
                             atomic_write_with,
                             check_writable, check_writable_dir, clean_stale_temporaries)
 from plgraph.errors import OutputError, PlgraphError

@@ -85,7 +85,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     """Interrupted in pass 3: the old model's files are byte for byte as before and it
     loads; ``--overwrite --resume`` continues the new run (pass 2 kept) and replaces it."""
     from plgraph.parser.training import pipeline
-    from plgraph.replacement import OVERWRITE_DIR
+    from plgraph.files.replacement import OVERWRITE_DIR
     from plgraph.parser.parsing.parser import LinearParser as Parser
 
     m = _copy(quick_model, tmp_path)
@@ -125,7 +125,7 @@ def test_a_replacement_killed_midway_is_refused_by_loaders_and_completed_by_the_
     folder, naming the replacement and how to finish it; ``parser train --overwrite
     --resume`` (the interrupted run continued) only finishes it."""
     from plgraph.errors import ModelFileError
-    from plgraph import replacement
+    from plgraph.files import replacement
     from plgraph.parser import model as pm
 
     m = _copy(quick_model, tmp_path)

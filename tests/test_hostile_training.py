@@ -19,7 +19,7 @@ import pytest
 
 from plgraph.cli import main
 from plgraph.errors import InputError
-from plgraph.lock import LOCK_NAME, FolderLock, FolderLockedError, folder_lock, held_by
+from plgraph.files.lock import LOCK_NAME, FolderLock, FolderLockedError, folder_lock, held_by
 
 from test_hostile_models import conllu
 
@@ -84,7 +84,7 @@ def test_stale_lock_of_dead_process_is_taken_over(tmp_path):
 
 def test_lock_of_a_killed_process_is_released(tmp_path):
     folder = tmp_path / "m"
-    code = ("import sys, time; from plgraph.lock import folder_lock\n"
+    code = ("import sys, time; from plgraph.files.lock import folder_lock\n"
             f"with folder_lock({str(folder)!r}):\n    print('locked', flush=True); time.sleep(60)\n")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
@@ -106,7 +106,7 @@ def test_second_dep_train_into_a_folder_fails_at_once(data, tmp_path, capsys):
     model = tmp_path / "m"
     assert _run(_train_args(data, model, "--epochs", "1"), capsys)[0] == 0
     before = {p.name: p.read_bytes() for p in model.iterdir()}
-    code = ("import time; from plgraph.lock import folder_lock\n"
+    code = ("import time; from plgraph.files.lock import folder_lock\n"
             f"with folder_lock({str(model)!r}):\n    print('locked', flush=True); time.sleep(60)\n")
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:

@@ -259,11 +259,11 @@ def format_edge(edge: Edge, base: Path | None = None) -> str:
 #: plgraph's layers, bottom first: ``(name, units)``; a unit imports only its own layer and
 #: those below (the command-line modules, :func:`is_cli`, are above every layer)
 LAYERS = [
-    ("infrastructure", ["errors", "config", "paper", "data", "atomic", "lock", "packing", "modelfile", "progress",
-                        "signals", "_numba_cache", "cache", "shards", "plotting", "notebook", "models"]),
+    ("infrastructure", ["errors", "config", "paper", "data", "signals", "files", "progress", "plotting", "notebook",
+                        "models"]),
     ("core types", ["tree", "graph", "spine", "structure"]),
     ("formats", ["ptb", "heads", "convert", "shp", "corpora"]),
-    ("algorithms", ["dist", "learn", "replacement", "rules", "eval", "coverage", "problems"]),
+    ("algorithms", ["dist", "learn", "rules", "eval", "coverage", "problems"]),
     ("models", ["dep", "encoding", "pruners", "lm"]),
     ("parser", ["parser", "neural", "release"]),
     ("analysis and presentation", ["viz", "figures", ""]),     # "": the package's own __init__ (plgraph.load)

@@ -370,7 +370,7 @@ def test_curves_json_and_csv(tmp_path):
 def test_training_folder_checks_locks_and_cleans(tmp_path):
     from plgraph.errors import OutputError
     from plgraph.learn.loop import training_folder
-    from plgraph.lock import held_by
+    from plgraph.files.lock import held_by
 
     (tmp_path / "sub").write_text("a file, not a folder")
     with pytest.raises(OutputError):

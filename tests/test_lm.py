@@ -336,7 +336,7 @@ def _kenlm_bin():
     from pathlib import Path
 
     env = os.environ.get("PLGRAPH_KENLM")
-    from plgraph.cache import cache_dir
+    from plgraph.files.cache import cache_dir
 
     folder = Path(env) if env else cache_dir("kenlm", "kenlm-0.3.0", "build", "bin")
     return folder if all((folder / b).exists() for b in ("lmplz", "query")) else None

@@ -439,7 +439,7 @@ def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, s
     and loads; completed, the new one is in place and the work folder gone."""
     import plgraph.neural.train as T
     from plgraph.neural.folder import NeuralFolder
-    from plgraph.replacement import OVERWRITE_DIR
+    from plgraph.files.replacement import OVERWRITE_DIR
 
     def run(seed, **kw):
         T.train_neural(T.NeuralTrainConfig(str(tmp_path), network=TINY, limit=6, max_words=8, epochs=1, seed=seed,
@@ -474,7 +474,7 @@ def test_a_neural_replacement_killed_midway_is_refused_then_completed_by_the_nex
     from pathlib import Path
 
     import plgraph.neural.train as T
-    from plgraph import replacement
+    from plgraph.files import replacement
     from plgraph.neural.folder import NeuralFolder, replace_model
     from plgraph.neural.parser import NeuralParser
 

@@ -1,4 +1,4 @@
-"""Packed model archives (plgraph.packing): every encoding round-trips, float values come
+"""Packed model archives (plgraph.files.packing): every encoding round-trips, float values come
 back rounded exactly as the precision says (bfloat16 against its plain twin in
 tests/naive.py), the archive is smaller than numpy's, and damaged archives are refused
 naming the file."""
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import naive
 from plgraph.errors import ModelFileError
-from plgraph.modelfile import load_npz
-from plgraph.packing import SEP, from_bfloat16, pack, rounded, save_packed, to_bfloat16, unpack
+from plgraph.files.modelfile import load_npz
+from plgraph.files.packing import SEP, from_bfloat16, pack, rounded, save_packed, to_bfloat16, unpack
 
 
 def _sparse(rng, n, share, dtype=np.float32):

@@ -1,4 +1,4 @@
-"""The parser's corpora prepared into shards on disk (plgraph.shards under
+"""The parser's corpora prepared into shards on disk (plgraph.files.shards under
 plgraph.parser.training): the same sentences, outputs and scores as in memory, a killed
 preparation resumed where it stopped, and a training run's shards kept when asked."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ from plgraph.parser.scoring import pass2 as P2
 from plgraph.parser.scoring import pass3 as P3
 from plgraph.parser.training.cascade import evaluate_pass3, pass2_outputs, prepare_corpus3
 from plgraph.parser.training.corpus import evaluate_pass2, prepare_corpus
-from plgraph.shards import ShardedRecords, StoreSpec
+from plgraph.files.shards import ShardedRecords, StoreSpec
 
 
 def _equal(a, b, where="") -> None:

@@ -1,4 +1,4 @@
-"""Records in compressed shards (plgraph.shards): round trips, resuming, damage, pickling."""
+"""Records in compressed shards (plgraph.files.shards): round trips, resuming, damage, pickling."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plgraph.errors import ModelFileError
-from plgraph.shards import (Blob, ShardedRecords, ShardWriter, StoreSpec, decode, encode, open_complete,
+from plgraph.files.shards import (Blob, ShardedRecords, ShardWriter, StoreSpec, decode, encode, open_complete,
                             record_type, remove_store, write_all)
 
 

@@ -64,7 +64,7 @@ def convert_file(src, settings: dict) -> ConvertedFile:
     read or converted (a PlgraphError, or a structure too deep to handle) is skipped with
     its reason instead of stopping the file; an unreadable file raises.  The serial and
     the ``--dask`` runs of ``convert`` both call this, once per file."""
-    from ..convert import ConversionOptions, graph_to_tree, tree_to_graph
+    from . import ConversionOptions, graph_to_tree, tree_to_graph
     from ..ptb.reader import BadSentence, read_ptb
     from ..shp import format_shp, read_shp
 
@@ -167,7 +167,7 @@ def cmd_convert(args) -> int:
             from ..dist.chunks import cut
 
             if args.out:
-                from ..atomic import check_writable
+                from ..files.atomic import check_writable
 
                 check_writable(args.out)
             run = run_corpus_chunks("convert", client, convert_task, settings, cut(file_items(files), args.chunk_size),

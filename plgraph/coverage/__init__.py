@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 
 from .. import paper
-from ..atomic import atomic_text
+from ..files.atomic import atomic_text
 from ..convert import ConversionOptions, tree_to_graph
 from ..errors import InputError
 from ..ptb.reader import BadSentence

@@ -69,7 +69,7 @@ def cmd_coverage(args) -> int:
     are kept in ``JSON.chunks/`` until the JSON is written (``--resume`` continues)."""
     from . import compute_coverage
     from ..data import ptb_files
-    from ..atomic import check_writable, check_writable_dir
+    from ..files.atomic import check_writable, check_writable_dir
     from ..dist.chunks import remove_state
     from ..dist.cli import client_for
     from ..structure import warmup

@@ -24,7 +24,7 @@ Arrays (built by :mod:`plgraph.dep.model` from :mod:`plgraph.dep.features`):
 
 Cache note: these kernels inline ``plgraph.learn._kernels`` and call
 ``plgraph.dep._eisner``; numba's cache only notices edits to this file, so
-:func:`plgraph._numba_cache.guard_cache` purges this module's cache files when those
+:func:`plgraph.files._numba_cache.guard_cache` purges this module's cache files when those
 sources change.
 """
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..config import NUMBA_CACHE
-from .. import _numba_cache as _cache
+from ..files import _numba_cache as _cache
 from ..learn import _kernels as _learn_kernels
 from . import _eisner as _eisner_module
 from ..learn._kernels import (BLOCK_MASK, BLOCK_SHIFT, accumulate_block, block_weight_indices, catchup_block,

@@ -89,7 +89,7 @@ def _learner_options(args) -> dict:
 
 
 def _check_outputs(model_dir) -> None:
-    from ..atomic import check_writable, check_writable_dir
+    from ..files.atomic import check_writable, check_writable_dir
     from .train import MODEL_FOLDER_FILES
 
     check_writable_dir(model_dir)
@@ -104,7 +104,7 @@ def cmd_train(args) -> int:
     ones.  The model folder is checked writable and locked before the data is read."""
     from ..dist.cli import client_for
     from ..errors import InputError
-    from ..lock import folder_lock
+    from ..files.lock import folder_lock
     from .train import DEFAULT_EPOCHS, DEFAULT_LEARNER, DEFAULT_PRUNE_TOLERANCE, train
 
     _check_outputs(args.model)
@@ -202,7 +202,7 @@ def cmd_parse(args) -> int:
 
     state = dask_state_dir(args, args.out)      # --resume checks, before any work
     if args.out:
-        from ..atomic import check_writable
+        from ..files.atomic import check_writable
 
         check_writable(args.out)
     model = DepModel.load(args.model)

@@ -384,7 +384,7 @@ def format_conll(sentences) -> str:
 
 def write_conll(sentences, path) -> None:
     """Write atomically (temporary file in the same folder, then ``os.replace``)."""
-    from ..atomic import atomic_write_with
+    from ..files.atomic import atomic_write_with
 
     def write(tmp):
         with open(tmp, "w", encoding="utf-8", newline="\n") as handle:

@@ -32,7 +32,7 @@ Model files are a folder with ``model.json`` (configuration, labels, taxonomy,
 training record, ``format_version``, a CRC of the arrays and the model-defining fields) and ``model.npz`` (feature
 keys, block layout, float32 weights); no pickle.  Features whose weights are all zero
 are dropped when saving.  A damaged, mismatched or other-version file is a
-:class:`~plgraph.errors.ModelFileError` naming it (see :mod:`plgraph.modelfile`).
+:class:`~plgraph.errors.ModelFileError` naming it (see :mod:`plgraph.files.modelfile`).
 """
 from __future__ import annotations
 
@@ -46,9 +46,9 @@ from ..learn._kernels import bloom_build, pack_block_refs
 from ..learn.features import FeatureTable
 from ..learn.labels import LabelTaxonomy, label_blocks
 from . import _kernels as KN
-from ..atomic import atomic_json as _atomic_json
-from ..atomic import atomic_savez as _atomic_savez
-from ..modelfile import check_crc32, check_keys, content_crc32, load_header, load_npz, model_errors
+from ..files.atomic import atomic_json as _atomic_json
+from ..files.atomic import atomic_savez as _atomic_savez
+from ..files.modelfile import check_crc32, check_keys, content_crc32, load_header, load_npz, model_errors
 from .features import (ARC_TEMPLATES, KIND_BETWEEN, KIND_DEP, KIND_HEAD, KIND_PAIR, KIND_SIB, NONE_SIB,
                        SIBLING_TEMPLATES, Encoded, TemplateSet, compile_templates, encode)
 from .projective import deprojectivise, projectivise_corpus

@@ -21,7 +21,7 @@ After every epoch it writes, atomically (temporary file + ``os.replace``):
 
 Ctrl-C stops training at the next safe point (between batches or stages): every file
 on disk is either the old complete version or the new complete version.  The model
-folder is locked for the run (:mod:`plgraph.lock`), checked writable before any work,
+folder is locked for the run (:mod:`plgraph.files.lock`), checked writable before any work,
 and the temporaries of killed runs are removed at the start.  ``resume=True`` keeps
 the checkpoint's options: other options given are refused, naming the stored ones.
 Model files and checkpoints carry a ``format_version`` (:data:`CHECKPOINT_VERSION`,
@@ -47,11 +47,11 @@ import numpy as np
 from ..errors import InputError, ModelFileError
 from ..learn import SparseGradient, learner_from_state, make_learner
 from ..learn.features import FeatureTable
-from ..learn.interrupts import check_interrupt
+from ..signals import check_interrupt
 from ..learn.loop import (changed_options, normal_json, read_checkpoint, refuse_resume, train_epochs, training_folder,
                           write_checkpoint, write_log)
 from ..learn.online import WARMUP_BATCH
-from ..modelfile import model_errors
+from ..files.modelfile import model_errors
 from ..progress import warm_up
 from . import _kernels as KN
 from .evaluate import evaluate
@@ -314,7 +314,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         against the original trees after every epoch; the best epoch is kept).
     model_dir : path, optional
         Folder for the model, checkpoints and log (nothing is written without it).  It
-        is locked for the run (:mod:`plgraph.lock`: a second run into the same folder
+        is locked for the run (:mod:`plgraph.files.lock`: a second run into the same folder
         fails at once), checked writable before any work, and cleared of the
         temporary files of killed runs.
     config : DepConfig, or a dict of DepConfig fields
@@ -359,7 +359,7 @@ def train(train_sents, dev_sents=None, model_dir=None, config: DepConfig | dict 
         the same weights as in one process, bitwise for PA and the perceptron.
 
     Ctrl-C (SIGINT) is deferred to the next safe point (between batches or stages,
-    :mod:`plgraph.learn.interrupts`) and raises ``KeyboardInterrupt`` there; the files
+    :mod:`plgraph.signals`) and raises ``KeyboardInterrupt`` there; the files
     on disk are then those of the last complete epoch.  The epochs run in
     :func:`plgraph.learn.loop.train_epochs`.
     """

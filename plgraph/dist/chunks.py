@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..atomic import atomic_json, check_writable_dir
+from ..files.atomic import atomic_json, check_writable_dir
 from ..errors import InputError
 
 #: the format name of a state folder's ``job.json``

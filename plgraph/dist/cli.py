@@ -142,7 +142,7 @@ def write_output(out, text: str, state: str | None) -> None:
     state folder ``state`` removed (its chunks are no longer needed); standard output
     when ``out`` is None."""
     if out:
-        from ..atomic import atomic_text
+        from ..files.atomic import atomic_text
         from .chunks import remove_state
 
         atomic_text(out, text)

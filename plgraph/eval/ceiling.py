@@ -145,7 +145,7 @@ def cli_main(args) -> int:
     import sys
 
     from ..corpora import corpus
-    from ..atomic import atomic_json, check_writable
+    from ..files.atomic import atomic_json, check_writable
     from ..errors import PlgraphError
 
     try:

@@ -716,7 +716,7 @@ def cli_main(args) -> int:
     try:
         params = read_prm(args.prm) if getattr(args, "prm", None) else EvalbParams.collins()
         if getattr(args, "json", None):
-            from ..atomic import check_writable
+            from ..files.atomic import check_writable
 
             check_writable(args.json)
         if params.debug:
@@ -731,7 +731,7 @@ def cli_main(args) -> int:
             raise InputError(f"more than MAX_ERROR={params.max_error} errors: stopped as EVALB does "
                              f"(no totals)", source=args.test)
         if getattr(args, "json", None):
-            from ..atomic import atomic_json
+            from ..files.atomic import atomic_json
 
             atomic_json(args.json, _json_safe(result.to_json()))
     except PlgraphError as err:

@@ -275,7 +275,7 @@ def graphs(gold: Sequence[Graph], test: Sequence[Graph], gold_name: str = "gold"
 def cli_main(args) -> int:
     """``python -m plgraph eval graphs GOLD.shp TEST.shp [--json PATH]``: print the report,
     write the JSON atomically.  Exit 0 when scored, 2 on bad input (message on stderr)."""
-    from ..atomic import atomic_json, check_writable
+    from ..files.atomic import atomic_json, check_writable
     from ..shp import read_shp
 
     json_path = getattr(args, "json", None)

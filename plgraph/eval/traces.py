@@ -730,7 +730,7 @@ def cli_main(args) -> int:
     of empty test trees (stderr), write the JSON atomically.  Exit 0 when scored, 2 on bad
     input (``plgraph eval: error: FILE: ...`` on stderr), which includes a pair of non-empty
     trees whose overt words differ (see the module doc)."""
-    from ..atomic import atomic_json, check_writable
+    from ..files.atomic import atomic_json, check_writable
 
     import gc
 

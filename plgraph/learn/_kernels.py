@@ -6,7 +6,7 @@ twins (dense AdaGrad, dict-based label scoring) live in ``tests/naive.py``.
 
 Cache note: model kernels elsewhere (``plgraph.dep._kernels``) inline the ``@njit``
 helpers defined here.  Numba's on-disk cache is invalidated by the *defining* file
-only; such modules call :func:`plgraph._numba_cache.guard_cache` so that an edit here
+only; such modules call :func:`plgraph.files._numba_cache.guard_cache` so that an edit here
 purges their cached code.
 """
 from __future__ import annotations
@@ -585,7 +585,7 @@ def multiclass_scores(x_off, x_fid, foff, fnode, nodelevel, anc, K, w):
 
 
 # these kernels call only this module's: no other file can leave their cached code stale
-from .. import _numba_cache  # noqa: E402
+from ..files import _numba_cache  # noqa: E402
 
 if NUMBA_CACHE:
     _numba_cache.guard_cache(__file__, mix64)

@@ -304,7 +304,7 @@ def learner_from_state(config: dict, n_weights: int, arrays: dict, scalars: dict
     """The learner a checkpoint describes (``config``: :meth:`Learner.config`; arrays
     and scalars: :meth:`Learner.state`).  Damaged parts raise ``KeyError`` /
     ``ValueError`` / ``TypeError`` (loaders wrap them with
-    :func:`plgraph.modelfile.model_errors`)."""
+    :func:`plgraph.files.modelfile.model_errors`)."""
     if not isinstance(config, dict) or not isinstance(scalars, dict):
         raise TypeError("learner config and scalars must be JSON objects")
     options = {k: v for k, v in config.items() if k != "kind"}

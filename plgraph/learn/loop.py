@@ -39,17 +39,17 @@ The loop itself is fixed (with or without Dask): for each epoch, shuffle with ``
 weights), run :func:`~plgraph.learn.online.run_epoch`, stop at a Ctrl-C safe point,
 evaluate, stop at a safe point, append the record to the history, save, log one line
 and call ``on_epoch(record)``.  Everything that can be killed half-way is written
-atomically (:mod:`plgraph.atomic`), so the files on disk are always those of a complete
+atomically (:mod:`plgraph.files.atomic`), so the files on disk are always those of a complete
 epoch.
 
 The file helpers are shared too, so every model folder has the same layout:
 
 * :func:`training_folder` -- the context of a run into a folder: checked writable
-  before any work, locked (:mod:`plgraph.lock`), cleared of killed runs' temporaries,
-  Ctrl-C deferred to safe points (:mod:`plgraph.learn.interrupts`);
+  before any work, locked (:mod:`plgraph.files.lock`), cleared of killed runs' temporaries,
+  Ctrl-C deferred to safe points (:mod:`plgraph.signals`);
 * :func:`write_checkpoint` / :func:`read_checkpoint` -- ``<stem>-<epoch>.npz`` plus
   ``<stem>.json`` pointing to it, with a format name, a ``format_version`` and a CRC
-  (:mod:`plgraph.modelfile`); the older ``.npz`` goes only after the new JSON is in
+  (:mod:`plgraph.files.modelfile`); the older ``.npz`` goes only after the new JSON is in
   place;
 * :func:`changed_options` / :func:`refuse_resume` -- a resumed run keeps the
   checkpoint's options and refuses different ones, naming the stored ones;
@@ -67,12 +67,12 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from ..atomic import (atomic_json, atomic_savez, atomic_savez_compressed, atomic_text, check_writable,
+from ..files.atomic import (atomic_json, atomic_savez, atomic_savez_compressed, atomic_text, check_writable,
                       check_writable_dir, clean_stale_temporaries)
 from ..errors import InputError, ModelFileError
-from ..lock import folder_lock
-from ..modelfile import check_crc32, check_format, check_version, content_crc32, load_json, load_npz
-from .interrupts import check_interrupt, deferred_interrupts
+from ..files.lock import folder_lock
+from ..files.modelfile import check_crc32, check_format, check_version, content_crc32, load_json, load_npz
+from ..signals import check_interrupt, deferred_interrupts
 from .learners import Learner, SparseGradient
 from .online import EpochStats, run_epoch
 
@@ -157,7 +157,7 @@ def training_folder(folder, files=(), subfolders=(), what: str = "model folder")
     (:class:`~plgraph.errors.OutputError` otherwise); then the folder is locked for the
     block (reentrant: an outer run of this process into the same folder shares its
     lock; another process's run fails at once with
-    :class:`~plgraph.lock.FolderLockedError`) and the temporaries of killed runs are
+    :class:`~plgraph.files.lock.FolderLockedError`) and the temporaries of killed runs are
     removed.  Ctrl-C inside the block is deferred to the next safe point."""
     if folder is None:
         with deferred_interrupts():

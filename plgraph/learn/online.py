@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 
 from . import _kernels as K
-from .interrupts import check_interrupt
+from ..signals import check_interrupt
 from .labels import LabelTaxonomy, label_blocks
 from .learners import Learner, SparseGradient, make_learner
 
@@ -102,7 +102,7 @@ def run_epoch(learner: Learner, n_items: int, batch_gradient: Callable[[np.ndarr
     numba kernels on a tiny input first, outside the timer and before the bar starts:
     ``seconds`` is training time only, the compilation goes to ``compile_seconds``
     (``warmup_key``: see :func:`warm_up`'s ``key``).
-    Between batches it is a safe point for Ctrl-C (see :mod:`plgraph.learn.interrupts`).
+    Between batches it is a safe point for Ctrl-C (see :mod:`plgraph.signals`).
     """
     from .. import progress as P
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import PlgraphError
-from ..atomic import atomic_open
+from ..files.atomic import atomic_open
 from .model import KNModel, LanguageModel
 
 LOG10_E = 1.0 / np.log(10.0)

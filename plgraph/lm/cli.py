@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from ..atomic import check_writable
+from ..files.atomic import check_writable
 from ..errors import InputError
 
 

@@ -9,7 +9,7 @@
 ``ru-taiga``  Russian text from UD Russian-Taiga r2.7 (``lm/ru_taiga_ud27``).
 
 Data is never copied into the repository: the derived Brown files go to
-``lm/brown-protocol`` in plgraph's cache folder (:func:`plgraph.cache.cache_dir`:
+``lm/brown-protocol`` in plgraph's cache folder (:func:`plgraph.files.cache.cache_dir`:
 ``$PLGRAPH_CACHE``, else ``$XDG_CACHE_HOME/plgraph``, else ``~/.cache/plgraph``).
 
 Each corpus has a default ``min_count`` for the vocabulary: the PLRE paper replaces
@@ -27,8 +27,8 @@ from pathlib import Path
 
 from ..data import CORPORA as DATA_CORPORA, find_corpus
 from ..errors import InputError
-from ..atomic import atomic_text
-from ..cache import cache_dir
+from ..files.atomic import atomic_text
+from ..files.cache import cache_dir
 
 SPLIT_NAMES = ("train", "valid", "test")
 

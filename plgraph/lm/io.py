@@ -3,7 +3,7 @@
 No pickle anywhere: arrays are saved with :func:`numpy.savez` and loaded with
 ``allow_pickle=False``; the header (format version, method, order, options,
 discounts, vocabulary) is UTF-8 JSON stored in the archive as the ``uint8``
-array ``__header__``.  Every write goes through :mod:`plgraph.atomic` (a temporary file in the
+array ``__header__``.  Every write goes through :mod:`plgraph.files.atomic` (a temporary file in the
 target folder, then :func:`os.replace`), so an interrupted run never leaves
 a half-written model behind.
 
@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 
-from ..atomic import atomic_open
+from ..files.atomic import atomic_open
 from ..errors import ModelFileError
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ModelFileError", "save_arrays", "load_arrays", "check_version"]

@@ -1,5 +1,5 @@
 """The neural parser's model folder (``.npz`` + JSON, never a pickle; every file written
-atomically, :mod:`plgraph.atomic`).
+atomically, :mod:`plgraph.files.atomic`).
 
 ``neural.json``
     format ``plgraph-neural`` and ``format_version``; ``network`` (the
@@ -22,7 +22,7 @@ atomically, :mod:`plgraph.atomic`).
     finished epoch: ``resume`` continues from there.
 ``curves.csv``
     the curves as a table.
-``.plgraph-overwrite/`` (:data:`~plgraph.replacement.OVERWRITE_DIR`)
+``.plgraph-overwrite/`` (:data:`~plgraph.files.replacement.OVERWRITE_DIR`)
     only while ``parser train --scorer neural --overwrite`` trains a new model to replace
     the finished one: the new run's folder, of this same layout (:func:`replace_model`).
 """
@@ -34,13 +34,13 @@ import os
 
 import numpy as np
 
-from ..atomic import atomic_json, atomic_savez, atomic_text
+from ..files.atomic import atomic_json, atomic_savez, atomic_text
 from ..errors import ModelFileError
-from ..modelfile import check_crc32, content_crc32, load_header, load_json, load_npz
+from ..files.modelfile import check_crc32, content_crc32, load_header, load_json, load_npz
 from ..parser.model import file_crc32
 from ..parser.parsing.scorers import SCORERS, scorer_dir
 from ..parser.scoring.labels import LabelVocab
-from ..replacement import refuse_pending, replace_folder
+from ..files.replacement import refuse_pending, replace_folder
 from ..rules.tables import RuleTables
 
 FORMAT = "plgraph-neural"
@@ -189,8 +189,8 @@ _RUN_FILES = r"tagger\.json|checkpoint\.(json|npz)|curves\.csv"
 
 def replace_model(work, folder) -> None:
     """Put the complete model trained into ``work`` (``folder``'s
-    :data:`~plgraph.replacement.OVERWRITE_DIR`) in place of ``folder``'s
-    (:func:`plgraph.replacement.replace_folder`: each file moved by one rename,
+    :data:`~plgraph.files.replacement.OVERWRITE_DIR`) in place of ``folder``'s
+    (:func:`plgraph.files.replacement.replace_folder`: each file moved by one rename,
     ``neural.json`` last, then the old run's tagger, checkpoint and curves the new run has
     not deleted); call it holding ``folder``'s lock.  A run killed midway leaves the
     replacement for the next ``parser train --scorer neural`` into ``folder`` to complete;

@@ -35,7 +35,7 @@ def torch_available() -> bool:
 
 def notebook_neural_folder(quick: bool) -> Path:
     """The cache folder of :func:`notebook_neural`'s model (may not hold one yet)."""
-    from ..cache import cache_dir, code_digest
+    from ..files.cache import cache_dir, code_digest
 
     return Path(cache_dir(f"neural-{'quick' if quick else 'full'}-{code_digest(Path(__file__).resolve().parent)}"))
 
@@ -60,7 +60,7 @@ def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path
     None without PyTorch."""
     if not torch_available():
         return None
-    from ..cache import cached_model
+    from ..files.cache import cached_model
     from ..config import quick_mode
     from ..parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS, repository_model
     from ..models import released_dir

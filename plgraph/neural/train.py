@@ -14,7 +14,7 @@ best ``dev_score`` (their mean) is kept in ``neural.npz``, and training stops af
 ``patience`` epochs without a better one, after ``epochs``, or after ``max_minutes``.
 A checkpoint of the last epoch (parameters, Adam's state, random generators) lets
 ``resume`` continue; Ctrl-C stops at the next batch with the files of the last finished
-epoch (:mod:`plgraph.learn.interrupts`).  With a seed the run is deterministic on CPU
+epoch (:mod:`plgraph.signals`).  With a seed the run is deterministic on CPU
 with the same number of ``threads``.
 
 After training the decoding options are tuned on dev (:func:`plgraph.neural.tune.tune_decode`)
@@ -31,7 +31,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError, ModelFileError, OutputError, PlgraphError
-from ..learn.interrupts import check_interrupt, deferred_interrupts
+from ..signals import check_interrupt, deferred_interrupts
 from ..parser.training.pipeline import to_stderr
 from .config import NetworkConfig
 
@@ -203,15 +203,15 @@ def _pretrained(config: NeuralTrainConfig, vocabs):
 def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = print,
                  warn: Callable[[str], None] = to_stderr) -> dict:
     """Train the neural scorer into ``config.model_dir`` (module docstring), under the
-    folder's lock (:func:`plgraph.lock.folder_lock`: a second run into it is refused);
+    folder's lock (:func:`plgraph.files.lock.folder_lock`: a second run into it is refused);
     the folder's final header.  A folder holding a trained model is refused
     (OutputError) unless ``resume`` (continue its training) or ``overwrite``: then the
     new model trains into ``M/.plgraph-overwrite`` and replaces the old one only once
     complete (:func:`~plgraph.neural.folder.replace_model`); ``overwrite`` with ``resume``
     continues such a run that was interrupted.  A replacement that a killed run left half
     done is completed first (and is all that ``overwrite`` with ``resume`` then does)."""
-    from ..lock import folder_lock
-    from ..replacement import finish_replacement, work_dir
+    from ..files.lock import folder_lock
+    from ..files.replacement import finish_replacement, work_dir
     from .folder import NeuralFolder, is_neural_folder, replace_model
 
     mdir = config.model_dir

@@ -1,7 +1,7 @@
 """The graph parser's model folder, and training one pass into it.
 
 ``python -m plgraph parser train`` writes a folder ``M`` (``.npz`` + JSON only, never a
-pickle; every file written atomically, :mod:`plgraph.atomic`):
+pickle; every file written atomically, :mod:`plgraph.files.atomic`):
 
 ``parser.json``
     format ``plgraph-parser`` and ``format_version``; ``conversion``, the training graphs'
@@ -29,10 +29,10 @@ pickle; every file written atomically, :mod:`plgraph.atomic`):
     the training curves of every pass (column ``model`` names the pass).
 ``pruners/``
     the coarse models, when ``parser train`` trained them (no ``--pruners``).
-``.plgraph-overwrite/`` (:data:`~plgraph.replacement.OVERWRITE_DIR`)
+``.plgraph-overwrite/`` (:data:`~plgraph.files.replacement.OVERWRITE_DIR`)
     only while ``parser train --overwrite`` trains a new model to replace the finished one
     in ``M``: the new run's folder, of this same layout (:func:`replace_model`,
-    :mod:`plgraph.replacement`).
+    :mod:`plgraph.files.replacement`).
 
 Every reader of a folder loads it with :meth:`ParserModel.load`, which reads and checks
 every file of the model before the caller does any work.
@@ -49,13 +49,13 @@ from dataclasses import asdict, fields
 
 import numpy as np
 
-from ..atomic import atomic_json, atomic_savez_compressed
+from ..files.atomic import atomic_json, atomic_savez_compressed
 from ..errors import InputError, ModelFileError
 from ..learn.learners import plain_read_args
 from ..learn.loop import write_curves, write_log
-from ..modelfile import (check_array, check_crc32, content_crc32, load_header, load_json, load_npz, model_errors,
+from ..files.modelfile import (check_array, check_crc32, content_crc32, load_header, load_json, load_npz, model_errors,
                          require_file)
-from ..replacement import OVERWRITE_DIR, refuse_pending, remove_matching, replace_folder
+from ..files.replacement import OVERWRITE_DIR, refuse_pending, remove_matching, replace_folder
 from ..rules.tables import RuleTables
 from .scoring.labels import LabelVocab
 
@@ -81,7 +81,7 @@ CHECKPOINT_KEYS = {"epoch": int, "model": str, "learner": dict, "learner_config"
                    "n_weights": int, "curves": list}
 CHECKPOINT_CRC_KEYS = ("format", "format_version", "model", "epoch", "npz", "learner", "learner_config", "config",
                        "n_weights", "seed", "curves")
-#: the sub-folder holding a training run's prepared sentences (shards, :mod:`plgraph.shards`)
+#: the sub-folder holding a training run's prepared sentences (shards, :mod:`plgraph.files.shards`)
 PREPARED_DIR = "prepared"
 
 
@@ -159,8 +159,8 @@ def holds_finished_model(folder, passes) -> bool:
 # ---------------------------------------------------------------------------------------------
 def replace_model(work, folder) -> None:
     """Put the complete model a run trained into ``work`` (``folder``'s
-    :data:`~plgraph.replacement.OVERWRITE_DIR`) in place of the model of ``folder``
-    (:func:`plgraph.replacement.replace_folder`: each file moved by one rename, a
+    :data:`~plgraph.files.replacement.OVERWRITE_DIR`) in place of the model of ``folder``
+    (:func:`plgraph.files.replacement.replace_folder`: each file moved by one rename, a
     sub-folder such as ``pruners/`` by two, ``parser.json`` last; then the old run's pass
     files and tagger the new run has not are deleted); call it holding ``folder``'s lock.
     A run killed midway leaves the replacement for the next ``parser train`` into

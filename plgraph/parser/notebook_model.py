@@ -28,7 +28,7 @@ QUICK_MAX_WORDS = 15
 
 
 def _code_digest() -> str:
-    from ..cache import code_digest
+    from ..files.cache import code_digest
 
     here = Path(__file__).resolve().parent
     return code_digest(here, here.parent / "pruners", here.parent / "learn", here.parent / "rules")
@@ -54,7 +54,7 @@ def holds_trained_parser(folder) -> bool:
 
 def notebook_parser_folder(quick: bool) -> Path:
     """The cache folder of :func:`notebook_parser`'s model (may not hold one yet)."""
-    from ..cache import cache_dir
+    from ..files.cache import cache_dir
 
     return Path(cache_dir(f"parser-{'quick' if quick else 'full'}-{_code_digest()}"))
 
@@ -76,7 +76,7 @@ def notebook_train_config(quick: bool, folder, progress=None):
 
 def notebook_parser(quick: bool | None = None, progress=None, log=print) -> Path:
     """The folder of a trained parser (module docstring), trained first if needed."""
-    from ..cache import cached_model
+    from ..files.cache import cached_model
     from ..config import quick_mode
     from ..pruners.notebook import notebook_models
     from .training.pipeline import train

@@ -17,7 +17,7 @@ from numba import njit
 from ..config import NUMBA_CACHE
 from ..dep import _eisner
 from ..dep._eisner import _inside1, _outside1
-from .. import _numba_cache as _cache
+from ..files import _numba_cache as _cache
 
 NEG = -np.inf
 

@@ -369,7 +369,7 @@ def spine_batch(batch, tok_off, wh, th, tid, gold, cand_off, cand_lab, mask, cos
 
 
 # numba does not notice when the inlined hashing/weight-reading kernels of plgraph.learn change
-from .. import _numba_cache as _cache  # noqa: E402
+from ..files import _numba_cache as _cache  # noqa: E402
 from ..learn import _kernels as _learn_kernels  # noqa: E402
 
 _cache.guard_cache(__file__, dist_bin, _learn_kernels.__file__)

@@ -18,8 +18,8 @@ def _graphs(split, ptb, progress):
 def _train(args) -> int:
     """Check the folder is writable and free (not locked by another run) before the
     corpora are read, then train (see :func:`plgraph.pruners.training.train_pruners`)."""
-    from ..atomic import check_writable_dir
-    from ..lock import folder_lock
+    from ..files.atomic import check_writable_dir
+    from ..files.lock import folder_lock
 
     from ..dist.cli import client_for
 
@@ -54,12 +54,12 @@ def _train_locked(args, client=None) -> int:
 
 
 def _stats(args) -> int:
-    from ..atomic import atomic_text
+    from ..files.atomic import atomic_text
     from .measure import pruning_stats
     from .model import Pruners
 
     if args.json:
-        from ..atomic import check_writable
+        from ..files.atomic import check_writable
 
         check_writable(args.json)
     pr = Pruners.load(args.model_dir)

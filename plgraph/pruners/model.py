@@ -20,10 +20,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..shards import record_type
-from ..atomic import atomic_json, atomic_savez_compressed
+from ..files.shards import record_type
+from ..files.atomic import atomic_json, atomic_savez_compressed
 from ..errors import ModelFileError
-from ..modelfile import (check_array, check_crc32, check_index_range, check_keys, check_offsets, content_crc32,
+from ..files.modelfile import (check_array, check_crc32, check_index_range, check_keys, check_offsets, content_crc32,
                          load_header, load_npz, model_errors)
 from .classifiers import SpineClassifier, TraceClassifier, encode, read_weights
 from .data import SentenceData, Vocabulary, WordNormaliser, sentence_data

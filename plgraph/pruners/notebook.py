@@ -13,7 +13,7 @@ def notebook_models_folder(quick: bool):
     set yet."""
     from pathlib import Path
 
-    from ..cache import cache_dir, code_digest
+    from ..files.cache import cache_dir, code_digest
 
     here = Path(__file__).resolve().parent
     code = code_digest(here, here.parent / "dep", here.parent / "learn")
@@ -25,14 +25,14 @@ def notebook_models(quick: bool | None = None, folder=None, progress=None, log=N
     set, otherwise trained (on the whole train split, or — in quick mode, as under
     ``make test`` — on its first 300 sentences with two epochs per model) and saved
     there.  The default folder is ``pruners-quick-<code>`` / ``pruners-full-<code>`` in
-    plgraph's cache (:func:`plgraph.cache.cache_dir`: ``$PLGRAPH_CACHE``, else
+    plgraph's cache (:func:`plgraph.files.cache.cache_dir`: ``$PLGRAPH_CACHE``, else
     ``$XDG_CACHE_HOME/plgraph``, else ``~/.cache/plgraph``), ``<code>`` a digest of the
     training code, so notebooks share one trained set and a code change retrains.
     Training takes 30-60 s in quick mode and ~6.5 minutes in full (2 cores; a fresh clone
     compiles the numba kernels once on top)."""
     from pathlib import Path
 
-    from ..cache import cached_model
+    from ..files.cache import cached_model
     from ..config import quick_mode
 
     quick = quick_mode() if quick is None else quick

@@ -20,11 +20,11 @@ from dataclasses import asdict
 import numpy as np
 
 from ..learn import learner_from_state, make_learner
-from ..learn.interrupts import check_interrupt
+from ..signals import check_interrupt
 from ..learn.loop import (BoundGradient, changed_options, conversion_record, read_checkpoint, refuse_resume,
                           train_epochs, training_folder, write_checkpoint, write_curves)
 from ..learn.online import WARMUP_BATCH
-from ..modelfile import load_json, model_errors
+from ..files.modelfile import load_json, model_errors
 from .classifiers import SpineClassifier, TraceClassifier, encode
 from .data import Vocabulary, WordNormaliser, sentence_data
 from .measure import spine_accuracy, trace_prf, tune_thresholds
@@ -182,11 +182,11 @@ def train_pruners(train_graphs, dev_graphs, model_dir=None, config: PrunerConfig
     """Train the three coarse models on ``train_graphs``, tune thresholds on ``dev_graphs``.
 
     With ``model_dir``: the folder (and its ``arc`` subfolder) is checked writable before
-    any work, locked for the run (:mod:`plgraph.lock`; a second run into it fails at
+    any work, locked for the run (:mod:`plgraph.files.lock`; a second run into it fails at
     once) and cleared of the temporaries of killed runs.  ``resume=True`` continues each
     model from its checkpoint, whose options must match ``config`` (else InputError);
     the training curves are rebuilt from the checkpoints.  Ctrl-C stops at the next
-    safe point (:mod:`plgraph.learn.interrupts`).  Every model's epochs run in
+    safe point (:mod:`plgraph.signals`).  Every model's epochs run in
     :func:`plgraph.learn.loop.train_epochs`.
 
     The conversion options the graphs were made with (head rules, null reversal,

@@ -7,7 +7,7 @@ from ..cliargs import positive_int
 
 def cmd_synthetic_treebank(args) -> int:
     """``synthetic-treebank``: :func:`plgraph.ptb.synthetic.write_synthetic_treebank`."""
-    from ..ptb.synthetic import write_synthetic_treebank
+    from .synthetic import write_synthetic_treebank
 
     done = write_synthetic_treebank(args.out, args.copies)
     print(done.summary())

@@ -5,7 +5,7 @@
 * :mod:`~plgraph.release.record`: its record ``release.json`` (checksums, how it was made,
   its scores);
 * :mod:`~plgraph.release.pack`: a trained model folder packed into the folder a release
-  ships (non-zero weights in reduced precision, compressed: :mod:`plgraph.packing`);
+  ships (non-zero weights in reduced precision, compressed: :mod:`plgraph.files.packing`);
 * :mod:`~plgraph.release.build`: :func:`release_model` packs, scores, refuses a packing
   that moves dev F1 too much, records and replaces the release; :func:`rescore_release`
   scores a release again when plgraph's parsing changed and its files did not;

@@ -26,7 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..atomic import atomic_json
+from ..files.atomic import atomic_json
 from ..errors import PlgraphError
 from ..models import RECORD, released_dir
 from ..parser.parsing.scorers import load_scorer
@@ -44,7 +44,7 @@ class ReleaseConfig:
 
     ``model_dir``: the trained folder; ``out``: the released folder (None:
     :func:`~plgraph.models.released_dir`); ``linear_precision`` /
-    ``neural_precision``: of packed weights (:data:`plgraph.packing.PRECISIONS`);
+    ``neural_precision``: of packed weights (:data:`plgraph.files.packing.PRECISIONS`);
     ``max_f1_change``: the largest change of dev evalb F1 (<= 40 words, gold tags) packing
     may cause; ``check_count``: sentences of the test suite's check; ``jobs``: parsing
     threads; ``ptb``: a full LDC treebank instead of the sample."""
@@ -103,7 +103,7 @@ def code_version() -> dict:
 def _trained_with(model_dir, scorer: str) -> dict:
     """The training settings a release records: each pass's config (linear) or the
     network's and training's (neural), as the trained folder's header has them."""
-    from ..modelfile import load_json
+    from ..files.modelfile import load_json
 
     if scorer == "neural":
         from ..neural.folder import HEADER, neural_dir

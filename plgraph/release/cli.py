@@ -24,7 +24,7 @@ from ..cliargs import positive_int, progress_of
 
 
 def cmd_release(args) -> int:
-    from ..atomic import atomic_text
+    from ..files.atomic import atomic_text
     from .card import render_card
     from ..models import released_dir
     from .record import changed_files, load_record
@@ -66,7 +66,7 @@ def _command() -> str:
 
 
 def register(sub) -> None:
-    from ..packing import PRECISIONS
+    from ..files.packing import PRECISIONS
 
     p = sub.add_parser("release", help="pack a trained parser folder into plgraph's released model (or --check it)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

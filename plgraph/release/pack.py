@@ -4,7 +4,7 @@
 parser train`` (the linear passes, their coarse models and POS tagger, and the neural
 model in ``M/neural`` when there is one) and leaves out what only training needs
 (checkpoints, logs; the training curves stay, in ``curves.json`` and the neural header).
-Every weight archive is rewritten packed (:mod:`plgraph.packing`: non-zero weights only,
+Every weight archive is rewritten packed (:mod:`plgraph.files.packing`: non-zero weights only,
 in the release's value precision, LZMA) and the POS tagger LZMA-compressed
 (``tagger.json.xz``).  The checksums each model's JSON keeps of its arrays are
 recomputed on the arrays as the loaders will read them back, so the packed folder loads
@@ -18,9 +18,9 @@ import lzma
 import os
 import shutil
 
-from ..atomic import atomic_json, atomic_open
-from ..modelfile import content_crc32, load_json, load_npz
-from ..packing import save_packed
+from ..files.atomic import atomic_json, atomic_open
+from ..files.modelfile import content_crc32, load_json, load_npz
+from ..files.packing import save_packed
 
 #: the linear folder's files copied as they are (their CRCs in parser.json stay valid)
 LINEAR_COPIED = ("labels.json", "rules.npz", "rules.npz.json")
@@ -116,7 +116,7 @@ def pack_model_folder(src, dst, *, linear_precision: str = "bfloat16", neural_pr
     """Pack model folder ``src`` into the new folder ``dst``: its linear parser when it has
     one (``parser.json``) and its neural model (``src/neural``) when it has one, into
     ``dst`` and ``dst/neural``, with their weights in the given precisions
-    (:data:`plgraph.packing.PRECISIONS`).  Returns the scorers packed (``"linear"``,
+    (:data:`plgraph.files.packing.PRECISIONS`).  Returns the scorers packed (``"linear"``,
     ``"neural"``); ModelFileError when ``src`` holds neither, or a damaged one."""
     from ..errors import ModelFileError
     from ..neural.folder import SUBDIR, is_neural_folder, neural_dir

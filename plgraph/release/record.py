@@ -15,7 +15,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..modelfile import load_header
+from ..files.modelfile import load_header
 from ..models import RECORD, default_model_dir, has_release, released_dir
 
 FORMAT = "plgraph-release"

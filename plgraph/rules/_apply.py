@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .. import _numba_cache
+from ..files import _numba_cache
 from ..config import NUMBA_CACHE
 from .generate import SPAN_CODES
 from .states import all_states

@@ -26,7 +26,7 @@ import numpy as np
 from numba import njit
 
 from ..config import NUMBA_CACHE
-from .. import _numba_cache
+from ..files import _numba_cache
 from . import _apply
 from ._apply import (F_F_STATE, I_SPAN, KIND_ARC, KIND_COMB, KIND_INIT, N_KEYS, N_STATES, NO_ITEM, arc_externals,
                      arc_goal, arc_points, binary_external, goal_key, has_direct, interval_split_ok,

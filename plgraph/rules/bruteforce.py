@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from ..config import NUMBA_CACHE
-from .. import _numba_cache
+from ..files import _numba_cache
 from ..structure import _kernels as _structure_kernels
 from ..structure._kernels import crossing_flags, has_directed_cycle, has_locked_chain
 from . import _apply, _chart

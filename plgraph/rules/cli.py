@@ -9,11 +9,11 @@ from ..cliargs import non_negative_int, positive_int
 
 
 def _generate(args) -> int:
-    from ..atomic import atomic_text
+    from ..files.atomic import atomic_text
     from .tables import full_tables
 
     if args.out:
-        from ..atomic import check_writable
+        from ..files.atomic import check_writable
 
         check_writable(args.out)
     start = time.perf_counter()
@@ -32,11 +32,11 @@ def _generate(args) -> int:
 def _count(args) -> int:
     from .. import paper
     from ..corpora import Corpus
-    from ..atomic import atomic_text
+    from ..files.atomic import atomic_text
     from .tables import full_tables
     from .usage import count_rules, unseen_in
 
-    from ..atomic import check_writable
+    from ..files.atomic import check_writable
 
     for out in (args.json, args.export):
         if out:

@@ -17,9 +17,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..atomic import atomic_json, atomic_savez_compressed
+from ..files.atomic import atomic_json, atomic_savez_compressed
 from ..errors import ModelFileError
-from ..modelfile import (check_array, check_crc32, check_format, check_index_range, check_version, content_crc32,
+from ..files.modelfile import (check_array, check_crc32, check_format, check_index_range, check_version, content_crc32,
                          load_json, load_npz, model_errors)
 from .generate import SPAN_CODES, generate_rules
 from .states import all_states, state_ids

@@ -449,7 +449,7 @@ def cycle_edges(n_points, child, parent):
 
 
 # these kernels call only this module's: no other file can leave their cached code stale
-from .. import _numba_cache  # noqa: E402
+from ..files import _numba_cache  # noqa: E402
 
 if NUMBA_CACHE:
     _numba_cache.guard_cache(__file__, crossing_flags)

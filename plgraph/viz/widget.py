@@ -20,7 +20,7 @@ import re
 from html import escape
 from pathlib import Path
 
-from ..atomic import atomic_text, atomic_write_with
+from ..files.atomic import atomic_text, atomic_write_with
 from ..errors import PlgraphError
 from ..graph import Graph
 from ..structure import classify

@@ -76,7 +76,7 @@ def point(fraction: float, root=None, *, ptb=None, jobs: int = 2, log=print) -> 
     """Train (unless done) and evaluate (unless done) the model of ``fraction``; its
     figures: ``{"fraction", "sentences", "evalb_f1", "trace_f", "trace_p", "trace_r",
     "johnson_f", "las"...}``."""
-    from ...atomic import atomic_json
+    from ...files.atomic import atomic_json
     from ..notebook_model import holds_trained_parser
     from ..parsing.parser import Parser
     from ..training.pipeline import TrainConfig, train
@@ -165,7 +165,7 @@ def write_learning_curve(outdir, ptb=None, root=None) -> list[Path]:
     """``learning_curve.{png,svg,json}`` in ``outdir`` (the figures command's entry)."""
     import matplotlib.pyplot as plt
 
-    from ...atomic import atomic_json
+    from ...files.atomic import atomic_json
     from ...plotting import save_figure
 
     out = Path(outdir)

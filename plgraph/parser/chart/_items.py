@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ... import _numba_cache
+from ...files import _numba_cache
 from ...config import NUMBA_CACHE
 from ...rules._apply import N_KEYS
 

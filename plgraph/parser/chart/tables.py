@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...shards import record_type
+from ...files.shards import record_type
 from ._kernel import MAX_WORDS, SPN
 
 NEG = -np.inf

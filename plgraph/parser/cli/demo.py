@@ -16,7 +16,7 @@ import sys
 
 
 def cmd_demo(args) -> int:
-    from ...atomic import atomic_text
+    from ...files.atomic import atomic_text
     from ...viz import render_svg
     from ..parsing.demo import demo_text, run_demo
     from .parse import scorers_of, use_released_model

@@ -96,9 +96,9 @@ def cmd_parse(args) -> int:
     output checked writable before the first sentence is read; the input is read as a
     stream while the sentences are parsed, and every input sentence has its output
     record, a placeholder for one that cannot be read (:func:`~plgraph.parser.parsing.output.render_skipped`)."""
-    from ...atomic import atomic_text, check_writable
+    from ...files.atomic import atomic_text, check_writable
     from ...errors import InputError, OutputError
-    from ...learn.interrupts import check_interrupt, deferred_interrupts
+    from ...signals import check_interrupt, deferred_interrupts
     from ..parsing.inputs import Skipped
     from ..parsing.jobs import Reported
     from ..parsing.output import render_skipped
@@ -198,7 +198,7 @@ def _parse_on_dask(args, parser, records, prog, state) -> int:
 
 def cmd_evaluate(args) -> int:
     """Parse a split and score it (:func:`plgraph.parser.analysis.evaluate.evaluate_split`)."""
-    from ...atomic import atomic_json, check_writable
+    from ...files.atomic import atomic_json, check_writable
     from ..analysis.evaluate import evaluate_split, format_evaluation
     from ..training.pipeline import read_split
 
@@ -231,7 +231,7 @@ def cmd_evaluate(args) -> int:
     if args.json:
         atomic_json(args.json, doc)
     if args.trees:
-        from ...atomic import atomic_text
+        from ...files.atomic import atomic_text
 
         atomic_text(args.trees, "".join(tree_text(r, "TOP") + "\n" for r in first_results))
     if parse_items is not None:
@@ -276,7 +276,7 @@ def cmd_tagger(args) -> int:
     (:meth:`~plgraph.parser.model.ParserModel.load`); ``tagger.json`` is replaced, so a
     damaged one does not stop it."""
     from ... import corpus
-    from ...lock import folder_lock
+    from ...files.lock import folder_lock
     from ..training.pipeline import train_tagger
     from ..model import ParserModel
 
@@ -352,7 +352,7 @@ def _load_parser(args, scorer: str = "linear"):
     the decode settings of the command line (checked before the model is read).  Ctrl-C
     while it loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled
     kernel or a destructor would come out as a ``SystemError`` or be lost)."""
-    from ...learn.interrupts import deferred_interrupts
+    from ...signals import deferred_interrupts
     from ..parsing.scorers import load_scorer
 
     over = decode_overrides(args)

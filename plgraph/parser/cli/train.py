@@ -212,7 +212,7 @@ def neural_config(args):
 def _stats(args) -> int:
     """``parser stats``: :func:`~plgraph.parser.analysis.stats.split_stats`, the output
     checked writable before any work."""
-    from ...atomic import atomic_text, check_writable
+    from ...files.atomic import atomic_text, check_writable
     from ..analysis.stats import split_stats
 
     if args.json:

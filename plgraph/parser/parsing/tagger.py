@@ -19,7 +19,7 @@ import os
 import random
 from pathlib import Path
 
-from ...atomic import atomic_json
+from ...files.atomic import atomic_json
 from ...errors import InputError, ModelFileError
 
 #: the tagger's file in a parser model folder

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ... import _numba_cache
+from ...files import _numba_cache
 from ...config import NUMBA_CACHE
 from ...pruners import _kernels as PK
 from ...learn._kernels import combine, mix64, wpeek

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ... import _numba_cache
+from ...files import _numba_cache
 from . import _pass2
 from ...config import NUMBA_CACHE
 from ...learn._kernels import combine

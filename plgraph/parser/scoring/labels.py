@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...atomic import atomic_text
+from ...files.atomic import atomic_text
 from ...errors import InputError
 from ...graph import STRUCTURAL, Graph
 from ...spine import parse_spine

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...shards import record_type
+from ...files.shards import record_type
 from ...graph import STRUCTURAL, TRACE, Graph
 from ...learn import SparseGradient
 from ...learn.learners import plain_read_args

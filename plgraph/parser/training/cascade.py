@@ -19,7 +19,7 @@ import numpy as np
 
 from ...progress import thread_imap, thread_map
 from ...rules.tables import RuleTables
-from ...shards import StoreSpec
+from ...files.shards import StoreSpec
 from ..scoring.pass2 import Pass2Pruning, pass2_pruning
 from ..scoring.pass3 import Pass3Config, Pass3Model, SpineInventory, pass3_sentence, relaxed
 from .corpus import PreparedCorpus, count_edges, edge_counts, edge_scores, label_parents, pct
@@ -33,7 +33,7 @@ def pass2_outputs(model2, read_args, corpus: PreparedCorpus, rules: RuleTables, 
     or with ``store`` a sequence over shards written there (a complete store of the same
     key is used as it is, an unfinished one continued; Ctrl-C is a safe point after every
     sentence)."""
-    from ...learn.interrupts import check_interrupt
+    from ...signals import check_interrupt
 
     job = lambda i: pass2_pruning(model2, corpus.sents[i], corpus.tokens, read_args, rules)  # noqa: E731
     done = store.complete() if store is not None else None
@@ -91,7 +91,7 @@ class Prepared3:
     :class:`Sources`) and ``context`` (inventory, vocab, spine labels, config) let a
     sentence pass 3 cannot parse be prepared again under relaxed pruning
     (:func:`relaxed_sentence`).  ``sents`` is a list or a sequence over shards
-    (:class:`~plgraph.shards.ShardedRecords`): index it, never copy it whole."""
+    (:class:`~plgraph.files.shards.ShardedRecords`): index it, never copy it whole."""
 
     sents: Sequence
     tokens: object
@@ -135,7 +135,7 @@ def prepare_corpus3(corpus2: PreparedCorpus, outputs, pruners, inventory: SpineI
     ``outputs``; ``training`` protects gold and marks its items.  ``store``: write them
     into shards there instead of memory (as :func:`pass2_outputs`)."""
     from ... import progress as P
-    from ...learn.interrupts import check_interrupt
+    from ...signals import check_interrupt
 
     if corpus2.graphs is None or corpus2.pruned is None:
         raise ValueError("prepare_corpus3 needs a PreparedCorpus of prepare_corpus (its graphs and pruning)")

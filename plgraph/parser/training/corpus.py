@@ -17,7 +17,7 @@ import numpy as np
 from ...encoding import encode_graph, encode_tokens
 from ...progress import thread_imap
 from ...rules.tables import RuleTables
-from ...shards import StoreSpec
+from ...files.shards import StoreSpec
 from ..scoring.labels import LabelVocab
 from ..scoring.pass2 import Pass2Model, pass2_sentence
 
@@ -30,7 +30,7 @@ class PreparedCorpus:
     (:meth:`plgraph.pruners.Pruners.prune`), in the order of ``sents``, for pass 3's
     preparation (:func:`plgraph.parser.training.cascade.prepare_corpus3`).  ``sents`` and
     ``pruned`` are lists, or sequences over shards on disk
-    (:class:`~plgraph.shards.ShardedRecords`) that load a sentence when indexed: index
+    (:class:`~plgraph.files.shards.ShardedRecords`) that load a sentence when indexed: index
     them, never copy them whole."""
 
     sents: Sequence
@@ -48,11 +48,11 @@ def prepare_corpus(graphs, pruners, vocab: LabelVocab, *, training: bool, rules:
     skipped and listed in :attr:`PreparedCorpus.skipped` as ``(id, reason)``.
 
     ``store``: write the prepared sentences and their pruning into shards there
-    (:mod:`plgraph.shards`) instead of keeping them in memory -- a complete store of the
+    (:mod:`plgraph.files.shards`) instead of keeping them in memory -- a complete store of the
     same key is used as it is, an unfinished one continued; Ctrl-C is a safe point after
-    every sentence (:func:`~plgraph.learn.interrupts.check_interrupt`)."""
+    every sentence (:func:`~plgraph.signals.check_interrupt`)."""
     from ...errors import InputError
-    from ...learn.interrupts import check_interrupt
+    from ...signals import check_interrupt
     from ... import progress as P
 
     keep = [g for g in graphs if max_words is None or len(g) <= max_words]

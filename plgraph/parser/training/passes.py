@@ -31,7 +31,7 @@ from ...learn import learner_from_state, make_learner
 from ...learn.learners import plain_read_args
 from ...learn.loop import changed_options, read_checkpoint, refuse_resume, train_epochs, write_checkpoint
 from ...learn.online import WARMUP_BATCH
-from ...modelfile import model_errors
+from ...files.modelfile import model_errors
 from ..model import CHECKPOINT_CRC_KEYS, CHECKPOINT_FORMAT, CHECKPOINT_KEYS, CHECKPOINT_VERSION, ParserFolder
 
 

@@ -23,7 +23,7 @@ completes the replacement, when the run was killed while doing it).
 
 Memory stays flat in the corpus size: the sentences prepared for each pass (and pass 2's
 outputs that pass 3 is pruned by) go to compressed shards in ``M/prepared``
-(:mod:`plgraph.shards`), written once -- resumably: a killed run continues the
+(:mod:`plgraph.files.shards`), written once -- resumably: a killed run continues the
 preparation where it stopped -- and read a batch at a time; decodes are counted and
 dropped as they finish.  ``M/prepared`` is removed at the end unless ``keep_prepared``.
 
@@ -43,7 +43,7 @@ import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Callable, Mapping
 
-from ...learn.interrupts import check_interrupt
+from ...signals import check_interrupt
 
 #: the passes :func:`train` trains, in order
 PASSES = ("pass2", "pass3")
@@ -127,10 +127,10 @@ def train(config: TrainConfig, *, log: Callable[[str], None] = print,
 
     The folder is checked writable and locked before any corpus is read; a replacement
     of its model that a killed run left half done is completed first."""
-    from ...atomic import check_writable_dir
+    from ...files.atomic import check_writable_dir
     from ...errors import OutputError
-    from ...lock import folder_lock
-    from ...replacement import finish_replacement, work_dir
+    from ...files.lock import folder_lock
+    from ...files.replacement import finish_replacement, work_dir
     from ..model import holds_finished_model, replace_model
 
     what = "parser model folder"
@@ -174,7 +174,7 @@ def _pass_config(run: _Run, name: str, config_cls, given: Mapping, resume: bool)
     """``(config, conflicts)`` of pass ``name``: the ``given`` fields over the defaults,
     or, with ``resume`` and a checkpoint of the pass, over the checkpoint's
     (``conflicts``: given fields that differ from it)."""
-    from ...modelfile import model_errors
+    from ...files.modelfile import model_errors
     from ..model import stored_config, stored_pass_config
     from .passes import option_suffix, pass_conflicts
 
@@ -380,10 +380,10 @@ def _prepared_dir(run: _Run) -> str:
 
 
 def _store(run: _Run, folder, name: str, **key):
-    """The :class:`~plgraph.shards.StoreSpec` of the prepared sentences ``name`` of this
+    """The :class:`~plgraph.files.shards.StoreSpec` of the prepared sentences ``name`` of this
     run: its key names the coarse models, the run's options, the labels and rules, and
     ``key``'s items (what else they were made from)."""
-    from ...shards import StoreSpec
+    from ...files.shards import StoreSpec
 
     hdr = folder.header
     base = {"pruners": hdr["pruners"].get("fingerprint"), "max_words": hdr.get("max_words"),

@@ -39,7 +39,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .atomic import atomic_json, atomic_savez_compressed, clean_stale_temporaries
-from .errors import ModelFileError
+from ..errors import ModelFileError
 
 FORMAT = "plgraph-shards"
 

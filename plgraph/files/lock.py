@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import threading
 
-from .errors import OutputError
+from ..errors import OutputError
 
 try:
     import fcntl

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .errors import OutputError
+from ..errors import OutputError
 
 _TMP_PREFIX = ".tmp-"
 #: temporaries of a run whose pid can't be read (older plgraph) count as stale after this

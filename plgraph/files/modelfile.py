@@ -43,7 +43,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .errors import ModelFileError
+from ..errors import ModelFileError
 from .packing import is_packed, unpack
 
 #: the JSON field holding a model file's format version
@@ -122,7 +122,7 @@ def check_offsets(a: np.ndarray, path, name: str, total: int | None = None) -> N
 
 def load_npz(path, required: ArraySpec | None = None, what: str = "model file") -> dict:
     """All arrays of the ``.npz`` archive ``path`` (no pickle), read into memory; a packed
-    archive (:mod:`plgraph.packing`, released models) is unpacked into the arrays it holds.
+    archive (:mod:`plgraph.files.packing`, released models) is unpacked into the arrays it holds.
 
     ``required``: ``{name: (ndim or None, dtype kinds or None)}`` (see :data:`ArraySpec`);
     each must be present and fit.  Raises ModelFileError naming ``path`` for a missing,
@@ -269,7 +269,7 @@ def model_errors(path, what: str = "model file"):
     """Turn the errors of building a model from loaded parts that do not fit together
     (ValueError, KeyError, IndexError, TypeError, AttributeError) into ModelFileError
     naming ``path``.  PlgraphErrors pass unchanged."""
-    from .errors import PlgraphError
+    from ..errors import PlgraphError
 
     try:
         yield

@@ -21,7 +21,7 @@ array with its original name, dtype and shape.  The value precisions ``"float16"
 :func:`rounded`'s result); the choice is the release's (:mod:`plgraph.release`), which
 measures what it costs.
 
-:func:`plgraph.modelfile.load_npz` unpacks transparently, so every model loader reads a
+:func:`plgraph.files.modelfile.load_npz` unpacks transparently, so every model loader reads a
 packed archive as it reads the archive it was packed from.
 """
 from __future__ import annotations

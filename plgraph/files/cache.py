@@ -12,7 +12,7 @@ Contract
 
 :func:`cache_dir` ``(*parts)`` is ``cache_root() / part / ...``.  Neither creates
 anything: the code that writes there creates its folder (with the atomic writers of
-:mod:`plgraph.atomic`), so merely asking for a path has no side effect.  The variables
+:mod:`plgraph.files.atomic`), so merely asking for a path has no side effect.  The variables
 are read at every call, so a test or a notebook can point them elsewhere at run time.
 
 What lives there (everything can be deleted; it is rebuilt on the next use):
@@ -87,7 +87,7 @@ def code_digest(*folders) -> str:
 def wait_for_writer(folder, log: Callable[[str], None] | None = None, what: str = "models",
                     timeout: float = 4 * 3600.0) -> None:
     """Wait (up to ``timeout`` seconds) while another process holds ``folder``'s lock
-    (:mod:`plgraph.lock`), saying so once through ``log``."""
+    (:mod:`plgraph.files.lock`), saying so once through ``log``."""
     from .lock import held_by
 
     waited = 0.0
@@ -102,7 +102,7 @@ def cached_model(folder, *, ready: Callable[[Path], bool], load: Callable[[Path]
                  what: str, log: Callable[[str], None] | None = None, attempts: int = 3) -> T:
     """``load(folder)`` once ``ready(folder)``, else ``build(folder)`` (which trains into
     it under its lock).  Another process training into it is waited for; one that takes
-    the lock between the check and ``build`` (:class:`~plgraph.lock.FolderLockedError`)
+    the lock between the check and ``build`` (:class:`~plgraph.files.lock.FolderLockedError`)
     is waited for too, up to ``attempts`` times."""
     from .lock import FolderLockedError
 

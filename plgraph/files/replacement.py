@@ -15,7 +15,7 @@ of the new model.  Ctrl-C waits for the end.
 A run killed midway leaves the list behind: loaders refuse ``F``, naming it
 (:func:`refuse_pending`), and the next training command into ``F`` first completes the
 replacement (:func:`finish_replacement`).  Call these functions holding ``F``'s lock
-(:func:`plgraph.lock.folder_lock`).
+(:func:`plgraph.files.lock.folder_lock`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import re
 import shutil
 
 from .atomic import atomic_json
-from .errors import ModelFileError
+from ..errors import ModelFileError
 from .modelfile import load_json
 
 #: the sub-folder a run replacing a finished model trains into
@@ -60,7 +60,7 @@ def replace_folder(work, folder, *, header: str, stale: str | None = None) -> No
     ``work`` whose name does not start with a dot, ``header`` (the model's header file)
     last; then the files of ``folder`` matching the regular expression ``stale`` that
     the new model has not are deleted."""
-    from .learn.interrupts import deferred_interrupts
+    from ..signals import deferred_interrupts
 
     names = sorted(n for n in os.listdir(work) if not n.startswith(".") and n != header)
     with deferred_interrupts():
