@@ -140,9 +140,11 @@ def test_resume_with_a_changed_option_is_refused_and_names_it(runs, capsys):
     assert (part / "parser.json").read_bytes() == before
 
 
-def test_a_folder_from_before_the_label_backoff_decodes_without_one(runs, tmp_path):
-    """``parser.json`` written before ``backoff`` existed (no such config field) was
-    trained without back-off: both passes load as ``"none"``."""
+def test_a_header_missing_a_config_field_is_refused_naming_it(runs, tmp_path):
+    """A ``parser.json`` whose pass config lacks a field of the config (here ``backoff``)
+    is refused naming the file and the field: no default is guessed for how the pass was
+    trained."""
+    from plgraph.errors import ModelFileError
     from plgraph.parser.model import ParserFolder, ParserModel
     from plgraph.parser.scoring.pass2 import Pass2Config, Pass2Model
     from plgraph.parser.scoring.pass3 import Pass3Config
@@ -154,9 +156,10 @@ def test_a_folder_from_before_the_label_backoff_decodes_without_one(runs, tmp_pa
         assert entry["config"].pop("backoff") == "kind"
     folder.write_header()
     m = ParserModel.load(old, pruners=False)
-    model, read_args = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
-    assert model.config.backoff == "none" and model.back.shape == (len(m.vocab), 0)
-    assert m.folder.pass_config("pass3", Pass3Config).backoff == "none"
+    with pytest.raises(ModelFileError, match=r"parser\.json: pass2 config .*Pass2Config: missing backoff"):
+        m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
+    with pytest.raises(ModelFileError, match="Pass3Config: missing backoff"):
+        m.folder.pass_config("pass3", Pass3Config)
     assert ParserModel.load(runs["full"], pruners=False).folder.pass_config("pass3", Pass3Config).backoff == \
         "kind"
 
