@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from killed_replacement import replace_killed_after
 from plgraph.cli import main
 
 #: the quick model's training options (plgraph.parser.notebook_model), but for --pruners
@@ -134,18 +135,7 @@ def test_a_replacement_killed_midway_is_refused_by_loaders_and_completed_by_the_
     new.header["seed"] = 7
     new.write_header()
     (work / "checkpoint-pass2-1.npz").unlink()              # a file of the old model the new one lacks
-    real, moved = os.replace, []
-
-    def killed(src, dst):
-        if len(moved) == 3:
-            raise KeyboardInterrupt                         # stands for SIGKILL: nothing runs after it
-        moved.append(src)
-        real(src, dst)
-
-    monkeypatch.setattr(os, "replace", killed)
-    with pytest.raises(KeyboardInterrupt):
-        pm.replace_model(work, m)
-    monkeypatch.undo()
+    moved = replace_killed_after(monkeypatch, pm.replace_model, work, m)
     assert [os.path.basename(p) for p in moved[1:]] == ["checkpoint-pass2.json", "checkpoint-pass3-1.npz"]
     assert json.loads((m / "parser.json").read_text())["seed"] == 0          # moved last
     with pytest.raises(ModelFileError, match="--overwrite --resume") as exc:

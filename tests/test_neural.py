@@ -12,6 +12,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="the neural scorer needs PyTorch: pip install 'plgraph[neural]'")
 
 import naive  # noqa: E402
+from killed_replacement import replace_killed_after  # noqa: E402
 from plgraph.errors import InputError, ModelFileError  # noqa: E402
 from plgraph.neural import prune as PR  # noqa: E402
 from plgraph.neural.data import LabelMaps, Vocab, Vocabularies, targets, word_form  # noqa: E402
@@ -469,7 +470,6 @@ def test_a_neural_replacement_killed_midway_is_refused_then_completed_by_the_nex
     folder, naming the replacement; ``--overwrite --resume`` only completes it, and the
     new model (and none of the old run's files it lacks) is what loads."""
     import json
-    import os
     import shutil
     from pathlib import Path
 
@@ -486,18 +486,7 @@ def test_a_neural_replacement_killed_midway_is_refused_then_completed_by_the_nex
     new.header["options"] = dict(new.header["options"], seed=77)
     new.write_header()
     (work / "curves.csv").unlink()                          # a file of the old model the new one lacks
-    real, moved = os.replace, []
-
-    def killed(src, dst):
-        if len(moved) == 3:
-            raise KeyboardInterrupt                         # stands for SIGKILL: nothing runs after it
-        moved.append(src)
-        real(src, dst)
-
-    monkeypatch.setattr(os, "replace", killed)
-    with pytest.raises(KeyboardInterrupt):
-        replace_model(work, m)
-    monkeypatch.undo()
+    moved = replace_killed_after(monkeypatch, replace_model, work, m)
     assert len(moved) == 3 and json.loads((m / "neural.json").read_text())["options"]["seed"] != 77
     with pytest.raises(ModelFileError, match="--scorer neural .*--overwrite --resume") as exc:
         NeuralParser.load(m)
