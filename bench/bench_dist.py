@@ -87,13 +87,13 @@ def _warm_dep(spec, first):
 def bench_parse(args, rows, facts):
     import plgraph
     from plgraph.dist.chunks import cut, run_chunks
-    from plgraph.parser.parsing.parser import LinearParser
+    from plgraph.parser.parsing.parser import Parser
     from plgraph.parser.parsing.jobs import parse_chunk, parse_spec
 
     sents = plgraph.corpus("test").sentences()[:args.parse_limit]
     items = [[list(s.graph.words), list(s.graph.tags), s.id] for s in sents]
     pin_cores(1)
-    parser = LinearParser.load(args.model_dir)
+    parser = Parser.load(args.model_dir, scorer="linear")
     parser.parse_result(items[0][0], items[0][1])
     start = time.perf_counter()
     results = list(parser.parse_many([tuple(i) for i in items], jobs=1))

@@ -6,7 +6,7 @@ one core with one job, then to two cores with two jobs, after a warm-up sentence
 caches).  Prints sentences/s and seconds per sentence, for all sentences and for those of
 at most 40 words, beside the seed's published 4.3 s a sentence (WSJ 23, the Scala parser),
 and the peak RSS.  Each scorer the model folder holds -- the linear passes in ``M`` and the
-neural model in ``M/neural`` (:mod:`plgraph.neural`) -- runs in a process of its own (its
+neural model in ``M/neural`` (:mod:`plgraph.parser.scoring.neural`) -- runs in a process of its own (its
 own peak RSS), one after the other, so each is the other's peer.
 
     python bench/bench_parse.py --model-dir runs/parser [--limit N] [--scorer linear|neural]
@@ -72,7 +72,7 @@ def main() -> int:
             return 0
         docs = [out]
     else:
-        from plgraph.neural.folder import is_neural_folder, neural_dir
+        from plgraph.parser.scoring.neural.folder import is_neural_folder, neural_dir
 
         scorers = [s for s, ok in (("linear", os.path.exists(os.path.join(args.model_dir, "parser.json"))),
                                    ("neural", is_neural_folder(neural_dir(args.model_dir)))) if ok]

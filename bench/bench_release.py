@@ -2,8 +2,8 @@
 
 For each scorer of the released folder (``plgraph/models/parser``, packed) and, as its
 peer measured in the same run, of the trained folder it was packed from (``--peer``,
-default ``runs/parser``, when it is there): size on disk, the seconds ``Parser.load`` /
-``NeuralParser.load`` take in a fresh process (the modules they use -- plgraph's, numba's
+default ``runs/parser``, when it is there): size on disk, the seconds ``Parser.load``
+takes in a fresh process (the modules they use -- plgraph's, numba's
 kernels, NLTK's tagger, PyTorch -- imported first and timed apart), and the peak RSS of
 that process after parsing the test split's sentences of at most 40 words (gold tags,
 one core, one job).  Each measurement runs in a process of its own after a warm-up process
@@ -29,14 +29,14 @@ folder, scorer, limit, warm = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.ar
 t0 = time.perf_counter()
 import nltk.tag.perceptron
 import plgraph
-from plgraph.parser.parsing.scorers import load_scorer
+from plgraph.parser import Parser
 if scorer == "neural":
     import torch
-    import plgraph.neural.network, plgraph.neural.parser
+    import plgraph.parser.scoring.neural.network, plgraph.parser.scoring.neural.scorer
 else:
     import plgraph.dep.model, plgraph.parser.scoring.pass2, plgraph.parser.scoring.pass3, plgraph.pruners
 t1 = time.perf_counter()
-parser = load_scorer(folder, scorer)
+parser = Parser.load(folder, scorer=scorer)
 t2 = time.perf_counter()
 sents = plgraph.corpus("test").sentences()
 sents = [s for s in sents if len(s.graph.words) <= 40][: limit or None]

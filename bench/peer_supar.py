@@ -140,7 +140,7 @@ def main(argv=None) -> int:
     ap.add_argument("--predicted-tags", action="store_true", help="plgraph also with its tagger's tags")
     args = ap.parse_args(argv)
     from plgraph.corpora import Corpus
-    from plgraph.neural.folder import is_neural_folder, neural_dir
+    from plgraph.parser.scoring.neural.folder import is_neural_folder, neural_dir
 
     work = Path(args.work or tempfile.mkdtemp(prefix="peer-supar-"))
     work.mkdir(parents=True, exist_ok=True)

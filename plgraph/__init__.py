@@ -43,8 +43,7 @@ def load(model_dir=None, *, scorer: str | None = None, max_words: int | None = N
     ``max_words``: longer sentences get the fallback parse (default: the parser's)."""
     from .parser.parsing.parser import Parser
 
-    kw = {} if max_words is None else {"max_words": int(max_words)}
-    return Parser.load(model_dir, scorer=scorer, **kw)
+    return Parser.load(model_dir, scorer=scorer, max_words=max_words)
 
 
 def __getattr__(name: str):

@@ -1526,10 +1526,10 @@ def pass3_scores(s, tokens, w, hashing, vocab, identities):
     return S, T, spine
 
 
-# -- the neural scorer's tables (plgraph.neural.prune, plgraph.parser.chart._given) ------------
+# -- the neural scorer's tables (plgraph.parser.scoring.neural.prune, plgraph.parser.chart._given) ------------
 def given_scores(sent, vocab, identities):
     """Twin of :func:`plgraph.parser.chart._given.given_label_tables` and the spine
-    scores of a :class:`plgraph.neural.prune.NeuralSentence`: dense ``(S, T, spine_score)``
+    scores of a :class:`plgraph.parser.scoring.neural.prune.NeuralSentence`: dense ``(S, T, spine_score)``
     of shapes (N, N, K, K, L) and (N, K) for :class:`NaiveGraphParser` -- every candidate
     label of a pair at each spine pair it fits (:func:`spine_label_fits`, read off the
     spine strings; ROOT's spine is None), its given score; -inf elsewhere."""

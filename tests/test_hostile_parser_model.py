@@ -87,11 +87,11 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     loads; ``--overwrite --resume`` continues the new run (pass 2 kept) and replaces it."""
     from plgraph.parser.training import pipeline
     from plgraph.files.replacement import OVERWRITE_DIR
-    from plgraph.parser.parsing.parser import LinearParser as Parser
+    from plgraph.parser.scoring.linear import LinearScorer
 
     m = _copy(quick_model, tmp_path)
     before = _snapshot(m)
-    old_w2 = Parser.load(m).read2
+    old_w2 = LinearScorer.load(m).read2
     assert old_w2[0].any()
 
     def interrupted(*_args, **_kw):
@@ -102,7 +102,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     assert _snapshot(m, skip=OVERWRITE_DIR) == before
     work = m / OVERWRITE_DIR
     assert json.loads((work / "parser.json").read_text())["trained"] == ["pass2"]
-    assert (Parser.load(m).read2[0] == old_w2[0]).all()      # the old model still loads, as it was
+    assert (LinearScorer.load(m).read2[0] == old_w2[0]).all()      # the old model still loads, as it was
     monkeypatch.undo()
     capsys.readouterr()
 
@@ -115,7 +115,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     assert doc["seed"] == 1 and doc["trained"] == ["pass2", "pass3"]
     assert sorted(os.listdir(m)) == sorted(before)          # the same files: nothing stale, no work folder
     assert (m / "pass2.npz").read_bytes() != before["pass2.npz"]
-    new = Parser.load(m)
+    new = LinearScorer.load(m)
     assert new.model.folder.seed == 1
     assert not (new.read2[0] == old_w2[0]).all()
 

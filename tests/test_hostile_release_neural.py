@@ -87,8 +87,8 @@ def test_out_of_range_training_options_are_refused(tmp_path, capsys, option, val
 
 
 def test_configs_refuse_what_the_command_line_refuses():
-    from plgraph.neural.config import NetworkConfig
-    from plgraph.neural.train import NeuralTrainConfig
+    from plgraph.parser.scoring.neural.config import NetworkConfig
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
 
     with pytest.raises(InputError, match="tag_dropout 1.5: expected a probability"):
         NetworkConfig(tag_dropout=1.5)
@@ -121,8 +121,9 @@ def small(few, monkeypatch):
 
 
 def _train(path, **kw):
-    from plgraph.neural.config import NetworkConfig
-    from plgraph.neural.train import NeuralTrainConfig, train_neural
+    from plgraph.parser.scoring.neural.config import NetworkConfig
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
+    from plgraph.parser.scoring.neural.train import train_neural
 
     config = dict(network=NetworkConfig(**TINY), limit=6, max_words=8, epochs=2, seed=1, threads=1, tune=False,
                   progress=False)
@@ -143,7 +144,7 @@ def test_resume_with_nothing_to_resume_is_refused_and_leaves_no_folder(tmp_path,
 
 @torch_needed
 def test_vectors_that_are_not_finite_are_refused_naming_the_line(tmp_path, small):
-    from plgraph.neural.network import load_embeddings
+    from plgraph.parser.scoring.neural.network import load_embeddings
 
     for bad in ("nan", "inf", "-inf", "1e39"):
         vec = tmp_path / "vec.txt"
@@ -157,23 +158,23 @@ def test_vectors_that_are_not_finite_are_refused_naming_the_line(tmp_path, small
 
 @torch_needed
 def test_a_diverging_run_stops_with_an_error_and_keeps_the_last_finite_epoch(tmp_path, small, monkeypatch):
-    from plgraph.neural.folder import NeuralFolder
-    from plgraph.neural.parser import NeuralParser
-    from plgraph.neural.train import TrainingDiverged
+    from plgraph.parser.scoring.neural.folder import NeuralFolder
+    from plgraph.parser import Parser
+    from plgraph.parser.scoring.neural.train import TrainingDiverged
 
     with pytest.raises(TrainingDiverged, match=r"training diverged in epoch \d: batch \d+'s (loss|gradient norm) is "
                                                r"(nan|inf).*Train again with a smaller learning rate \(--lr, now 1e\+30"):
         _train(tmp_path / "huge", lr=1e30, epochs=5)
     huge = NeuralFolder.open(tmp_path / "huge")
     if huge.trained:                                    # what an epoch finished before is finite
-        NeuralParser.load(tmp_path / "huge")
+        Parser.load(tmp_path / "huge", scorer="neural")
     _train(tmp_path / "m", epochs=1)
     before = (tmp_path / "m" / "neural.npz").read_bytes()
     with pytest.raises(TrainingDiverged, match=r"epoch 1: batch 1's loss is nan; no epoch finished, so .* holds no "
                                                r"weights"):
         _nan_loss_run(tmp_path / "fresh", monkeypatch)
     assert not NeuralFolder.open(tmp_path / "fresh").trained
-    import plgraph.neural.network as N
+    import plgraph.parser.scoring.neural.network as N
 
     loss = N.GraphScorer.loss
 
@@ -186,11 +187,11 @@ def test_a_diverging_run_stops_with_an_error_and_keeps_the_last_finite_epoch(tmp
         _train(tmp_path / "m", resume=True)
     assert (tmp_path / "m" / "neural.npz").read_bytes() == before
     assert NeuralFolder.open(tmp_path / "m").load_checkpoint()[1]["epoch"] == 1
-    NeuralParser.load(tmp_path / "m")                    # the kept model loads
+    Parser.load(tmp_path / "m", scorer="neural")                    # the kept model loads
 
 
 def _nan_loss_run(path, monkeypatch):
-    import plgraph.neural.network as N
+    import plgraph.parser.scoring.neural.network as N
 
     loss = N.GraphScorer.loss
     with monkeypatch.context() as m:
@@ -200,8 +201,8 @@ def _nan_loss_run(path, monkeypatch):
 
 @torch_needed
 def test_weights_that_are_not_finite_are_refused_when_the_model_loads(tmp_path, small):
-    from plgraph.neural.folder import NeuralFolder
-    from plgraph.neural.parser import NeuralParser
+    from plgraph.parser.scoring.neural.folder import NeuralFolder
+    from plgraph.parser import Parser
 
     _train(tmp_path / "m", epochs=1)
     folder = NeuralFolder.open(tmp_path / "m")
@@ -210,12 +211,12 @@ def test_weights_that_are_not_finite_are_refused_when_the_model_loads(tmp_path, 
     arrays[name] = np.full_like(arrays[name], np.nan)
     folder.save_weights(arrays, 1, folder.header["weights"]["dev"])        # checksums that fit: only the values
     with pytest.raises(ModelFileError, match=rf"weights {name} hold values that are not finite"):
-        NeuralParser.load(tmp_path / "m")
+        Parser.load(tmp_path / "m", scorer="neural")
 
 
 @torch_needed
 def test_one_lstm_layer_trains_without_warnings(tmp_path, small):
-    from plgraph.neural.config import NetworkConfig
+    from plgraph.parser.scoring.neural.config import NetworkConfig
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

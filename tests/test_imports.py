@@ -265,7 +265,7 @@ LAYERS = [
     ("formats", ["ptb", "heads", "convert", "shp", "corpora"]),
     ("algorithms", ["dist", "learn", "rules", "eval", "coverage", "problems"]),
     ("models", ["dep", "encoding", "pruners", "lm"]),
-    ("parser", ["parser", "neural", "release"]),
+    ("parser", ["parser", "release"]),
     ("analysis and presentation", ["viz", "figures", ""]),     # "": the package's own __init__ (plgraph.load)
 ]
 

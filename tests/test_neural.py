@@ -1,4 +1,4 @@
-"""The neural scorer (plgraph.neural, the extra ``plgraph[neural]``): the network's pieces
+"""The neural scorer (plgraph.parser.scoring.neural, the extra ``plgraph[neural]``): the network's pieces
 against hand-computed values, a gradient check of the local losses, the chart's tables
 against a plain-Python twin and decodes against brute force, pruning, the model folder,
 resuming, and a tiny model that learns 20 sentences."""
@@ -14,9 +14,9 @@ torch = pytest.importorskip("torch", reason="the neural scorer needs PyTorch: pi
 import naive  # noqa: E402
 from killed_replacement import replace_killed_after  # noqa: E402
 from plgraph.errors import InputError, ModelFileError  # noqa: E402
-from plgraph.neural import prune as PR  # noqa: E402
-from plgraph.neural.data import LabelMaps, Vocab, Vocabularies, targets, word_form  # noqa: E402
-from plgraph.neural.network import Biaffine, GraphScorer, NetworkConfig, load_embeddings  # noqa: E402
+from plgraph.parser.scoring.neural import prune as PR  # noqa: E402
+from plgraph.parser.scoring.neural.data import LabelMaps, Vocab, Vocabularies, targets, word_form  # noqa: E402
+from plgraph.parser.scoring.neural.network import Biaffine, GraphScorer, NetworkConfig, load_embeddings  # noqa: E402
 
 TINY = NetworkConfig(word_dim=8, char_dim=4, char_hidden=6, tag_dim=4, lstm_hidden=8, lstm_layers=1, arc_mlp=8,
                      label_mlp=6, trace_mlp=6, spine_mlp=6, dropout=0.0, tag_dropout=0.0)
@@ -122,7 +122,7 @@ def test_label_logits_by_hand(base):
 
 def test_char_encoding_ignores_padding(base):
     """A word's character vector does not depend on the other words' lengths (packed)."""
-    from plgraph.neural.batches import make_batch
+    from plgraph.parser.scoring.neural.batches import make_batch
 
     net = tiny_net(base)
 
@@ -142,7 +142,7 @@ def test_gradient_check_of_the_local_losses(base):
     """torch.autograd.gradcheck of the summed local losses in float64 with respect to a
     parameter of each scorer: the head and trace biaffines, and the first layer's bias
     of the label, trace-type and spine MLPs."""
-    from plgraph.neural.batches import gold_batch, make_batch
+    from plgraph.parser.scoring.neural.batches import gold_batch, make_batch
 
     net = tiny_net(base).double()
     short = [targets(g, base["vocab"], base["maps"], base["spine_index"]) for g in base["train"] if 4 <= len(g) <= 12]
@@ -167,7 +167,7 @@ def test_gradient_check_of_the_local_losses(base):
 def test_local_losses_by_hand(base):
     """The arc loss is the mean cross-entropy of the gold heads: recomputed from the
     biaffine's scores with numpy."""
-    from plgraph.neural.batches import gold_batch, make_batch
+    from plgraph.parser.scoring.neural.batches import gold_batch, make_batch
 
     net = tiny_net(base)
     g = next(g for g in base["train"] if len(g) == 6)
@@ -208,9 +208,9 @@ def test_head_and_trace_pairs_by_hand():
 
 
 def neural_sentences(base, net, graphs, config):
-    from plgraph.neural.parser import NeuralParser
+    from plgraph.parser.scoring.neural.scorer import NeuralScorer
 
-    parser = NeuralParser(net, base["vocab"], base["rules"], base["vocabs"], None, config)
+    parser = NeuralScorer(net, base["vocab"], base["rules"], base["vocabs"], config)
     out = []
     for g in graphs:
         sc, lp = parser.scores(g.words, g.tags)
@@ -332,7 +332,8 @@ SMALL = dict(word_dim=32, char_dim=16, char_hidden=32, tag_dim=16, lstm_hidden=6
 def learnt(tmp_path_factory, sample_dir):
     """A small network trained on the first 20 train sentences of at most 12 words (the
     last epoch's weights: it is to learn them)."""
-    from plgraph.neural.train import NeuralTrainConfig, train_neural
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
+    from plgraph.parser.scoring.neural.train import train_neural
 
     out = tmp_path_factory.mktemp("neural") / "m"
     train_neural(NeuralTrainConfig(str(out), network=NetworkConfig(**SMALL), limit=20, max_words=12, epochs=60,
@@ -373,10 +374,10 @@ def test_a_tiny_model_learns_20_sentences(learnt):
     """Parsed back through the chart, the 20 training sentences come out (nearly) as
     their gold trees: evalb F1 >= 95 on them."""
     from plgraph.corpora import Corpus
-    from plgraph.neural.parser import NeuralParser
+    from plgraph.parser import Parser
     from plgraph.parser.analysis.evaluate import evaluate_split, headline
 
-    parser = NeuralParser.load(learnt)
+    parser = Parser.load(learnt, scorer="neural")
     sents = [s for s in Corpus("train", None).sentences() if len(s.graph) <= 12][:20]
     doc, results = evaluate_split(parser, sents, ceiling=False)
     assert headline(doc)["evalb_f1"] >= 95.0
@@ -386,9 +387,10 @@ def test_a_tiny_model_learns_20_sentences(learnt):
 def test_resume_continues_bit_for_bit(tmp_path, sample_dir):
     """2 epochs, then --resume to 3 == 3 epochs straight (parameters of the checkpoint),
     with pretrained vectors (word2vec text) read from a file; the model parses."""
-    from plgraph.neural.folder import NeuralFolder
-    from plgraph.neural.parser import NeuralParser
-    from plgraph.neural.train import NeuralTrainConfig, train_neural
+    from plgraph.parser.scoring.neural.folder import NeuralFolder
+    from plgraph.parser import Parser
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
+    from plgraph.parser.scoring.neural.train import train_neural
 
     vec = tmp_path / "vectors.txt"
     rng = np.random.default_rng(0)
@@ -409,9 +411,9 @@ def test_resume_continues_bit_for_bit(tmp_path, sample_dir):
     for k in a:
         assert np.array_equal(a[k], b[k]), k
     assert [r["dev_score"] for r in sa["curves"]] == [r["dev_score"] for r in sb["curves"]]
-    parser = NeuralParser.load(tmp_path / "a")
-    assert parser.pretrained_index == {"the": 2, "of": 3, "vinken": 4, "0000": 5}
-    assert float(np.std(parser.net.pretrained.weight[2:].numpy())) == pytest.approx(1.0, abs=1e-5)
+    parser = Parser.load(tmp_path / "a", scorer="neural")
+    assert parser.scorer.pretrained_index == {"the": 2, "of": 3, "vinken": 4, "0000": 5}
+    assert float(np.std(parser.scorer.net.pretrained.weight[2:].numpy())) == pytest.approx(1.0, abs=1e-5)
     r = parser.parse_result(["The", "board", "met", "."], ["DT", "NN", "VBD", "."])
     assert r.status in ("parsed", "relaxed", "pass1", "fallback") and len(r.graph.words) == 4
 
@@ -420,8 +422,9 @@ def test_folder_refuses_a_finished_model_and_checks_weights(learnt, tmp_path):
     import shutil
 
     from plgraph.errors import OutputError
-    from plgraph.neural.folder import NeuralFolder
-    from plgraph.neural.train import NeuralTrainConfig, train_neural
+    from plgraph.parser.scoring.neural.folder import NeuralFolder
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
+    from plgraph.parser.scoring.neural.train import train_neural
 
     with pytest.raises(OutputError, match="already holds a neural model"):
         train_neural(NeuralTrainConfig(str(learnt), network=TINY, progress=False))
@@ -438,12 +441,13 @@ def test_folder_refuses_a_finished_model_and_checks_weights(learnt, tmp_path):
 def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, sample_dir, monkeypatch):
     """--overwrite trains beside the finished model: interrupted, the old model is intact
     and loads; completed, the new one is in place and the work folder gone."""
-    import plgraph.neural.train as T
-    from plgraph.neural.folder import NeuralFolder
+    import plgraph.parser.scoring.neural.train as T
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
+    from plgraph.parser.scoring.neural.folder import NeuralFolder
     from plgraph.files.replacement import OVERWRITE_DIR
 
     def run(seed, **kw):
-        T.train_neural(T.NeuralTrainConfig(str(tmp_path), network=TINY, limit=6, max_words=8, epochs=1, seed=seed,
+        T.train_neural(NeuralTrainConfig(str(tmp_path), network=TINY, limit=6, max_words=8, epochs=1, seed=seed,
                                            threads=1, tune=False, progress=False, **kw),
                        log=lambda s: None, warn=lambda s: None)
 
@@ -473,10 +477,11 @@ def test_a_neural_replacement_killed_midway_is_refused_then_completed_by_the_nex
     import shutil
     from pathlib import Path
 
-    import plgraph.neural.train as T
+    import plgraph.parser.scoring.neural.train as T
+    from plgraph.parser.scoring.neural.config import NeuralTrainConfig
     from plgraph.files import replacement
-    from plgraph.neural.folder import NeuralFolder, replace_model
-    from plgraph.neural.parser import NeuralParser
+    from plgraph.parser.scoring.neural.folder import NeuralFolder, replace_model
+    from plgraph.parser import Parser
 
     m = tmp_path / "m"
     shutil.copytree(learnt, m)
@@ -489,16 +494,16 @@ def test_a_neural_replacement_killed_midway_is_refused_then_completed_by_the_nex
     moved = replace_killed_after(monkeypatch, replace_model, work, m)
     assert len(moved) == 3 and json.loads((m / "neural.json").read_text())["options"]["seed"] != 77
     with pytest.raises(ModelFileError, match="--scorer neural .*--overwrite --resume") as exc:
-        NeuralParser.load(m)
+        Parser.load(m, scorer="neural")
     assert exc.value.source == str(work / replacement.REPLACING_FILE)
 
     logged = []
-    header = T.train_neural(T.NeuralTrainConfig(str(m), network=TINY, progress=False, overwrite=True, resume=True),
+    header = T.train_neural(NeuralTrainConfig(str(m), network=TINY, progress=False, overwrite=True, resume=True),
                             log=logged.append, warn=lambda s: None)
     assert logged == [f"completed the replacement of the neural model in {m}"]
     assert header["options"]["seed"] == 77 and not work.exists()
     assert not (m / "curves.csv").exists()
-    assert NeuralParser.load(m).model_dir == str(m)
+    assert Parser.load(m, scorer="neural").model_dir == str(m)
 
 
 def test_command_line_evaluates_and_parses_with_the_neural_model(learnt, tmp_path, capsys):

@@ -18,7 +18,7 @@ def test_plgraph_imports_no_torch():
         import sys
         import plgraph, plgraph.cli, plgraph.parser.cli.parse, plgraph.parser.cli.train
         import plgraph.parser.parsing.parser, plgraph.parser.analysis.evaluate
-        import plgraph.neural, plgraph.neural.data, plgraph.neural.prune, plgraph.neural.folder
+        import plgraph.parser.scoring.neural, plgraph.parser.scoring.neural.data, plgraph.parser.scoring.neural.prune, plgraph.parser.scoring.neural.folder
         print(sorted(m for m in sys.modules if m.split('.')[0] == 'torch' and sys.modules[m] is not None))
     """)
     assert r.returncode == 0, r.stderr

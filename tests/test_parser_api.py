@@ -3,6 +3,7 @@ the command line turned into it, and the README's API example on the shared quic
 (:func:`plgraph.parser.notebook_model.notebook_parser`)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -87,35 +88,40 @@ def test_the_python_api_loads_the_scorer_parse_uses_both_with_and_without_pytorc
     chooses."""
     pytest.importorskip("torch", reason="the neural scorer needs PyTorch: pip install 'plgraph[neural]'")
     import plgraph
-    from plgraph.neural.parser import NeuralParser
-    from plgraph.parser import LinearParser, Parser
-    from plgraph.parser.parsing.scorers import default_scorer, scorers_in
+    from plgraph.parser import Parser
+    from plgraph.parser.scoring.neural.scorer import NeuralScorer
+    from plgraph.parser.scoring.registry import default_scorer, scorers_in
     from plgraph.release import default_model_dir
 
     folder = default_model_dir()
     assert scorers_in(folder) == ("linear", "neural") and default_scorer(folder) == "neural"
     parser = Parser.load(folder)
-    assert type(parser) is NeuralParser and parser.scorer == "neural" and isinstance(parser, Parser)
-    assert type(plgraph.load()) is NeuralParser
+    assert type(parser.scorer) is NeuralScorer and parser.scorer.name == "neural"
+    assert parser.model_dir == os.path.join(folder, "neural")
+    assert type(plgraph.load().scorer) is NeuralScorer
     assert parser.parse_tree("The cat sat .".split()).words() == ["The", "cat", "sat", "."]
     with pytest.raises(ValueError, match="scorer 'tree': expected one of linear, neural"):
         Parser.load(folder, scorer="tree")
     code = ("import sys; sys.modules['torch'] = None\n"       # find_spec('torch') is then None
             "import plgraph\nfrom plgraph.parser import Parser\nfrom plgraph.release import default_model_dir\n"
             "a, b = Parser.load(default_model_dir()), plgraph.load()\n"
-            "print(type(a).__name__, type(b).__name__, a.scorer)\n")
+            "print(type(a.scorer).__name__, type(b.scorer).__name__, a.scorer.name)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["LinearParser", "LinearParser", "linear"]
-    assert issubclass(LinearParser, Parser)
+    assert out.split() == ["LinearScorer", "LinearScorer", "linear"]
 
 
 def test_parser_load_takes_a_folder_with_one_scorer(quick_model):
     """A folder holding only the linear scorer loads it whatever is installed."""
-    from plgraph.parser import LinearParser, Parser
-    from plgraph.parser.parsing.scorers import default_scorer
+    from plgraph.parser import Parser
+    from plgraph.parser.scoring.linear import LinearScorer
+    from plgraph.parser.scoring.protocol import Scorer
+    from plgraph.parser.scoring.registry import default_scorer
 
     assert default_scorer(quick_model) == "linear"
-    assert type(Parser.load(quick_model)) is LinearParser
+    parser = Parser.load(quick_model)
+    assert type(parser.scorer) is LinearScorer and isinstance(parser.scorer, Scorer)
+    assert parser.model_dir == str(quick_model) and parser.tagger is not None
+    assert Parser.load(quick_model, tagger=False).tagger is None
 
 
 def test_each_scorer_refuses_the_options_its_config_does_not_take():
@@ -142,3 +148,30 @@ def test_each_scorer_refuses_the_options_its_config_does_not_take():
     assert {f"{f.name}3" for f in fields(Pass3Config)} <= scorer_fields("linear")
     assert {"use_tags", "lstm_hidden", "epochs", "lr"} <= scorer_fields("neural")
 
+
+
+def test_one_train_config_for_both_scorers():
+    """``TrainConfig(scorer="neural")`` carries the neural options (``neural``) and
+    becomes the neural trainer's config into ``M/neural``; options only the other scorer
+    takes are refused naming them; ``train`` finds each scorer's trainer in the registry."""
+    from plgraph.parser.scoring.neural.config import NetworkConfig, NeuralTrainConfig
+    from plgraph.parser.scoring.neural.train import neural_config, train_scorer
+    from plgraph.parser.scoring.registry import scorer_trainer
+    from plgraph.parser.training.pipeline import train_linear
+
+    c = TrainConfig("runs/m", scorer="neural", limit=30, seed=4, threads=1,
+                    neural={"epochs": 3, "lr": 0.001, "network": {"lstm_hidden": 32}})
+    got = neural_config(c)
+    assert got == NeuralTrainConfig(os.path.join("runs/m", "neural"), network=NetworkConfig(lstm_hidden=32),
+                                    epochs=3, lr=0.001, limit=30, seed=4, threads=1)
+    assert got.max_words == 40                 # None in TrainConfig: the neural config's default
+    with pytest.raises(ValueError, match=r"TrainConfig: pruners, pass2: options only another scorer takes"):
+        TrainConfig("m", scorer="neural", pruners="p", pass2={"epochs": 1})
+    with pytest.raises(ValueError, match=r"TrainConfig: neural: options only another scorer takes, not scorer "
+                                         r"'linear'"):
+        TrainConfig("m", neural={"epochs": 2})
+    with pytest.raises(ValueError, match=r"TrainConfig.neural: epoch not options of the neural scorer \(batch_words"):
+        TrainConfig("m", scorer="neural", neural={"epoch": 2})
+    with pytest.raises(ValueError, match="TrainConfig.scorer 'tree': expected one of linear, neural"):
+        TrainConfig("m", scorer="tree")
+    assert scorer_trainer("linear") is train_linear and scorer_trainer("neural") is train_scorer

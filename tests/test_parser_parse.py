@@ -290,9 +290,10 @@ def test_decode_settings_of_the_command_line_reach_pass_3(quick_model, tmp_path,
     assert "--trace-prob 1.5: expected a probability in [0, 1]" in capsys.readouterr().err and not js.exists()
     tuned = _parser(parse_spec(quick_model, 100, {"trace_prob": 0.4, "trace_bias": 0.1}))
     stored = _parser(parse_spec(quick_model, 100))
-    assert (tuned.model3.config.trace_prob, tuned.model3.config.trace_bias) == (0.4, 0.1)
-    assert (stored.model3.config.trace_prob, stored.model3.config.trace_bias) == (0.3, 0.0)
-    assert tuned.model3.config == replace(stored.model3.config, trace_prob=0.4, trace_bias=0.1)
+    tuned, stored = tuned.scorer.model3.config, stored.scorer.model3.config
+    assert (tuned.trace_prob, tuned.trace_bias) == (0.4, 0.1)
+    assert (stored.trace_prob, stored.trace_bias) == (0.3, 0.0)
+    assert tuned == replace(stored, trace_prob=0.4, trace_bias=0.1)
 
 
 # -- reference points and error analysis ---------------------------------------------------------------
@@ -313,7 +314,7 @@ def test_the_baseline_is_pass_1s_tree_with_first_spines_and_no_traces(parser, de
     from plgraph.encoding import encode_graph
     from plgraph.parser.parsing.baseline import baseline_graph
 
-    pr = parser.pruners
+    pr = parser.scorer.pruners
     for s in dev_sentences[:30]:
         g = s.graph
         b = baseline_graph(pr, g.words, g.tags, sid=s.id)
@@ -477,11 +478,11 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
     """No derivation at all, or a pass-2 graph with crossing structural edges (no tree):
     pass 1's projective tree with the first spines; the reason says why."""
     from plgraph.parser.parsing.baseline import baseline_graph
-    from plgraph.parser.parsing.parser import LinearParser as Parser
+    from plgraph.parser.parsing.parser import Parser
 
     s = next(s for s in dev_sentences if 8 <= len(s.graph.words) <= 15)
     words, tags = s.graph.words, s.graph.tags
-    want = str(graph_to_tree(baseline_graph(parser.pruners, words, tags), use_null_positions=False))
+    want = str(graph_to_tree(baseline_graph(parser.scorer.pruners, words, tags), use_null_positions=False))
     monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (None, "pass2", "pass 2 found no derivation", None))
     r = parser.parse_result(words, tags)
     assert (r.status, r.reason, str(r.tree)) == ("pass1", "pass 2 found no derivation", want)

@@ -1,5 +1,5 @@
 """Pass 2 (plgraph.parser.scoring.pass2): candidates, score tables, decode checks, learning;
-the scorer seam (plgraph.parser.scoring.scorer) both passes implement."""
+the scorer seam (plgraph.parser.scoring.pass_scorer) both passes implement."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -12,7 +12,7 @@ from plgraph.learn import make_learner
 from plgraph.learn.learners import plain_read_args
 from plgraph.parser.scoring._pass2 import WeightView
 from plgraph.parser.scoring.pass2 import (Pass2Config, Pass2Model, batch_gradient, gold_edges, hamming_loss, pass2_sentence)
-from plgraph.parser.scoring.scorer import (Decoded, Pass2Scorer, PassScorer, decode_chart, predicted_edges,
+from plgraph.parser.scoring.pass_scorer import (Decoded, Pass2Scorer, PassScorer, decode_chart, predicted_edges,
                                            score_mismatch, structure_gradient)
 from plgraph.parser.chart.tables import ChartTables, LossWeights
 
@@ -221,7 +221,7 @@ def test_a_malformed_graph_is_skipped_and_named(setting):
 
 # -- the scorer seam ---------------------------------------------------------------------------
 def test_both_passes_are_pass_scorers(setting):
-    """Pass2Model and Pass3Model offer the interface of plgraph.parser.scoring.scorer;
+    """Pass2Model and Pass3Model offer the interface of plgraph.parser.scoring.pass_scorer;
     pass 2 also what pass 3's pruning reads."""
     from plgraph.parser.scoring import pass3 as P3
 

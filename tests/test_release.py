@@ -62,13 +62,13 @@ def test_the_released_files_are_those_recorded_and_within_their_budgets(released
 
 
 def _check_scores(released, dev, scorer: str):
-    from plgraph.parser.parsing.scorers import load_scorer
+    from plgraph.parser import Parser
     from plgraph.release.build import evaluate
 
     entry = released["scorers"][scorer]
     check = R.check_sentences(dev, released["made"]["check"]["count"])
     assert len(check) == released["made"]["check"]["sentences"] == entry["check"]["sentences"]
-    got = evaluate(load_scorer(models.released_dir(), scorer), check, predicted_tags=False, jobs=1)
+    got = evaluate(Parser.load(models.released_dir(), scorer=scorer), check, predicted_tags=False, jobs=1)
     assert _headlines(got) == _headlines(entry["check"])
     assert got["statuses"] == entry["check"]["statuses"]
 
@@ -86,12 +86,12 @@ def test_the_released_neural_model_scores_its_check_sentences_as_recorded(releas
 @pytest.mark.slow
 @pytest.mark.parametrize("scorer", ["linear", "neural"])
 def test_the_released_model_scores_dev_as_recorded(released, dev, scorer):
-    from plgraph.parser.parsing.scorers import load_scorer
+    from plgraph.parser import Parser
     from plgraph.release.build import evaluate
 
     if scorer == "neural" and find_spec("torch") is None:
         pytest.skip("the neural scorer needs PyTorch: pip install 'plgraph[neural]'")
-    got = evaluate(load_scorer(models.released_dir(), scorer), dev, predicted_tags=False, jobs=2)
+    got = evaluate(Parser.load(models.released_dir(), scorer=scorer), dev, predicted_tags=False, jobs=2)
     assert _headlines(got) == _headlines(released["scorers"][scorer]["dev"])
 
 

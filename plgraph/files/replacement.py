@@ -1,6 +1,6 @@
 """Replacing a finished model by a newly trained one, crash-safely: the one mechanism
 behind ``--overwrite`` for every model folder of plgraph (the graph parser's linear
-scorer, :mod:`plgraph.parser.model`, and its neural scorer, :mod:`plgraph.neural.folder`).
+scorer, :mod:`plgraph.parser.model`, and its neural scorer, :mod:`plgraph.parser.scoring.neural.folder`).
 
 A run that replaces the model of folder ``F`` trains into ``F/.plgraph-overwrite``
 (:data:`OVERWRITE_DIR`) and never writes outside it, so that ``F``'s old model stays

@@ -11,12 +11,14 @@
 The package's folders show its structure:
 
 * :mod:`~plgraph.parser.chart` -- the 1EC chart, the one dynamic program every pass runs;
-* :mod:`~plgraph.parser.scoring` -- edge labels and the scorers of passes 2 and 3 (the
-  interface a scorer offers is :class:`~plgraph.parser.scoring.scorer.PassScorer`);
+* :mod:`~plgraph.parser.scoring` -- the scorers (the interface a scorer offers the parser
+  is :class:`~plgraph.parser.scoring.protocol.Scorer`): the linear cascade (edge labels,
+  passes 2 and 3) and the neural network (:mod:`~plgraph.parser.scoring.neural`);
 * :mod:`~plgraph.parser.training` -- :func:`train` and its parts;
 * :mod:`~plgraph.parser.model` -- the model folder (:class:`ParserModel`);
-* :mod:`~plgraph.parser.parsing` -- :class:`Parser` (:meth:`Parser.load` picks the folder's
-  scorer: :class:`LinearParser` or the neural one), the POS tagger, input readers, Dask jobs;
+* :mod:`~plgraph.parser.parsing` -- :class:`Parser` (a tagger, a scorer, the chart and the
+  fallback ladder; :meth:`Parser.load` picks the folder's scorer), the POS tagger, input
+  readers, Dask jobs;
 * :mod:`~plgraph.parser.analysis` -- :func:`evaluate_split`, :func:`split_stats`, errors, plots;
 * :mod:`~plgraph.parser.cli` -- the command line, which only calls the above.
 
@@ -34,7 +36,7 @@ _EXPORTS = {
     ".model": ("ParserModel",),
     ".notebook_model": ("notebook_parser",),
     ".parsing.inputs": ("read_input",),
-    ".parsing.parser": ("Parser", "LinearParser", "ParseResult"),
+    ".parsing.parser": ("Parser", "ParseResult"),
     ".scoring.pass2": ("Pass2Config",),
     ".scoring.pass3": ("Pass3Config",),
     ".training.pipeline": ("TrainConfig", "train"),

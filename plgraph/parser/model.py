@@ -44,19 +44,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import zlib
 from dataclasses import asdict, fields
 
 import numpy as np
 
-from ..files.atomic import atomic_json, atomic_savez_compressed
+from ..files.atomic import atomic_savez_compressed
 from ..errors import InputError, ModelFileError
 from ..learn.learners import plain_read_args
 from ..learn.loop import write_curves, write_log
-from ..files.modelfile import (check_array, check_crc32, content_crc32, load_header, load_json, load_npz, model_errors,
-                         require_file)
-from ..files.replacement import OVERWRITE_DIR, refuse_pending, remove_matching, replace_folder
+from ..files.modelfile import check_array, check_crc32, content_crc32, load_json, load_npz, model_errors
+from ..files.replacement import OVERWRITE_DIR, remove_matching, replace_folder
 from ..rules.tables import RuleTables
+from .folder import ScorerFolder
 from .scoring.labels import LabelVocab
 
 FORMAT = "plgraph-parser"
@@ -68,8 +67,6 @@ CHECKPOINT_VERSION = 1
 #: the files every run writes into the folder (checked writable before any work)
 FOLDER_FILES = ("parser.json", "labels.json", "rules.npz", "rules.npz.json", "curves.json", "curves.csv",
                 "log.jsonl", "tagger.json")
-#: the files of the folder tied to ``parser.json`` by their CRC-32 (``files``)
-_TIED_FILES = ("labels.json", "rules.npz", "rules.npz.json")
 #: what ``parser.json`` must hold (key -> JSON type)
 HEADER_KEYS = {"format": str, "pruners": dict, "max_words": int, "seed": int, "files": dict, "passes": dict,
                "trained": list}
@@ -88,16 +85,6 @@ PREPARED_DIR = "prepared"
 def pass_files(name: str) -> tuple[str, ...]:
     """The files of pass ``name`` in the folder (besides its numbered checkpoint arrays)."""
     return (f"{name}.npz", f"checkpoint-{name}.json")
-
-
-def file_crc32(path) -> int:
-    """CRC-32 of the bytes of ``path`` (ModelFileError naming it when it cannot be read)."""
-    require_file(path, "parser model file")
-    try:
-        with open(path, "rb") as handle:
-            return zlib.crc32(handle.read())
-    except OSError as err:
-        raise ModelFileError(f"cannot be read ({err.strerror or err})", source=os.fspath(path)) from None
 
 
 def pruners_fingerprint(folder) -> dict:
@@ -172,15 +159,22 @@ def replace_model(work, folder) -> None:
 # ---------------------------------------------------------------------------------------------
 # the folder
 # ---------------------------------------------------------------------------------------------
-class ParserFolder:
-    """A parser model folder: its path and its ``parser.json`` document (``header``).
+class ParserFolder(ScorerFolder):
+    """A parser model folder: its path and its ``parser.json`` document (``header``),
+    the linear scorer's :class:`~plgraph.parser.folder.ScorerFolder`.
 
     :meth:`create` starts one (labels, rules, a header without passes), :meth:`open`
     reads one back (checked), :meth:`save_pass` records a pass after each epoch."""
 
+    HEADER = "parser.json"
+    FORMAT = FORMAT
+    FORMAT_VERSION = FORMAT_VERSION
+    HEADER_KEYS = HEADER_KEYS
+    HEADER_CRC_KEYS = HEADER_CRC_KEYS
+    WHAT = "parser model"
+
     def __init__(self, path, header: dict):
-        self.path = os.fspath(path)
-        self.header = header
+        super().__init__(path, header)
         #: pass name -> its arrays, read and checked by :meth:`check_passes`, until :meth:`pass_arrays` takes them
         self._checked: dict = {}
 
@@ -192,24 +186,14 @@ class ParserFolder:
         pass yet into ``path`` (created); ``pruners_print``: :func:`pruners_fingerprint` of
         ``pruners_dir``; ``rules_info``: how the rules were counted (for the record)."""
         path = os.fspath(path)
-        os.makedirs(path, exist_ok=True)
-        vocab.save(os.path.join(path, "labels.json"))
-        rules.save(os.path.join(path, "rules.npz"), meta=rules_info)
+        files = cls.write_tied(path, vocab, rules, rules_info)
         header = {"format": FORMAT, "format_version": FORMAT_VERSION, "conversion": conversion,
                   "pruners": {"path": _stored_path(pruners_dir, path), "fingerprint": pruners_print},
                   "max_words": int(max_words), "limit": limit, "seed": int(seed), "rules": rules_info,
-                  "files": {name: file_crc32(os.path.join(path, name)) for name in _TIED_FILES},
-                  "passes": {}, "trained": [], "curves": []}
+                  "files": files, "passes": {}, "trained": [], "curves": []}
         folder = cls(path, header)
         folder.write_header()
         return folder
-
-    def write_header(self) -> None:
-        """``parser.json`` with a fresh CRC (atomically)."""
-        doc = {k: v for k, v in self.header.items() if k != "crc32"}
-        doc["crc32"] = content_crc32(None, doc, HEADER_CRC_KEYS)
-        self.header = doc
-        atomic_json(os.path.join(self.path, "parser.json"), doc)
 
     def save_pass(self, name: str, config, weights: np.ndarray, epoch: int, curves: list,
                   extra: dict | None = None) -> None:
@@ -264,17 +248,8 @@ class ParserFolder:
         folder's (:func:`replace_model`; naming its list of files)."""
         path = os.fspath(path)
         jpath = os.path.join(path, "parser.json")
-        refuse_pending(path, f"python -m plgraph parser train --model-dir {path} --overwrite --resume")
-        if not os.path.exists(jpath):
-            raise ModelFileError(f"not a plgraph parser model folder: {jpath} is missing", source=path)
-        doc = load_header(jpath, HEADER_KEYS, "parser model header", FORMAT, FORMAT_VERSION, "parser model")
-        check_crc32(doc, jpath, content_crc32(None, doc, HEADER_CRC_KEYS), "the parser model it describes")
+        doc = cls.read_header(path)
         with model_errors(jpath, "parser model header"):
-            for name in _TIED_FILES:
-                fpath = os.path.join(path, name)
-                if file_crc32(fpath) != doc["files"][name]:
-                    raise ModelFileError(f"does not belong to {jpath} (checksum differs: written by another run, "
-                                         f"or a save was interrupted); retrain or restore the folder", source=fpath)
             for name, entry in doc["passes"].items():
                 ok = isinstance(entry, dict) and isinstance(entry["config"], dict) and entry["npz"] == f"{name}.npz"
                 if not ok or not isinstance(entry["epochs"], int):
@@ -293,18 +268,6 @@ class ParserFolder:
     def pruners_dir(self) -> str:
         """The coarse models' folder the parser was trained with (absolute)."""
         return os.path.abspath(os.path.join(self.path, self.header["pruners"]["path"]))
-
-    def vocab(self) -> LabelVocab:
-        """The edge labels (``labels.json``; ModelFileError naming it when damaged)."""
-        lpath = os.path.join(self.path, "labels.json")
-        try:
-            return LabelVocab.load(lpath)
-        except InputError as err:
-            raise ModelFileError(err.reason, source=lpath) from None
-
-    def rules(self) -> RuleTables:
-        """The rule tables (``rules.npz``; ModelFileError naming the file when damaged)."""
-        return RuleTables.load(os.path.join(self.path, "rules.npz"))
 
     def curves_without(self, name: str) -> list:
         """The curve rows of every pass but ``name``."""
@@ -363,7 +326,7 @@ class ParserModel:
         unless ``pruners=False``, and ``tagger.json`` (or ``tagger.json.xz``) when there is
         one unless ``tagger=False``.  Every command that reads a model folder loads it here first
         (``parser stats|evaluate|tagger``, and ``parse`` through
-        :meth:`plgraph.parser.parsing.parser.LinearParser.load`).  Damaged or missing files raise
+        :meth:`plgraph.parser.scoring.linear.LinearScorer.load`).  Damaged or missing files raise
         :class:`~plgraph.errors.ModelFileError` naming the file; coarse models other than
         those the parser was trained with too."""
         from ..pruners import Pruners

@@ -29,7 +29,7 @@ from pathlib import Path
 from ..files.atomic import atomic_json
 from ..errors import PlgraphError
 from ..models import RECORD, released_dir
-from ..parser.parsing.scorers import load_scorer
+from ..parser.parsing.parser import Parser
 from .pack import pack_model_folder
 from .record import FORMAT, FORMAT_VERSION, check_sentences, file_digests
 
@@ -106,7 +106,7 @@ def _trained_with(model_dir, scorer: str) -> dict:
     from ..files.modelfile import load_json
 
     if scorer == "neural":
-        from ..neural.folder import HEADER, neural_dir
+        from ..parser.scoring.neural.folder import HEADER, neural_dir
 
         doc = load_json(os.path.join(neural_dir(model_dir), HEADER), {}, "neural model header")
         return {k: doc.get(k) for k in ("network", "options", "sizes")}
@@ -137,8 +137,8 @@ def release_model(config: ReleaseConfig = ReleaseConfig(), *, command: str = "",
         check = check_sentences(dev, config.check_count)
         results = {}
         for scorer in scorers:
-            before = load_scorer(config.model_dir, scorer)
-            packed = load_scorer(work, scorer)
+            before = Parser.load(config.model_dir, scorer=scorer)
+            packed = Parser.load(work, scorer=scorer)
             entry = {"precision": getattr(config, f"{scorer}_precision"),
                      "trained_with": _trained_with(config.model_dir, scorer)}
             log(f"{scorer}: dev, gold tags, before and after packing")
@@ -212,7 +212,7 @@ def rescore_release(out=None, *, jobs: int = 2, ptb: str | None = None, command:
     test, _ = read_split("test", ptb, progress, warn=log)
     check = check_sentences(dev, record["made"]["check"]["count"])
     for scorer, entry in record["scorers"].items():
-        entry.update(_scores(load_scorer(out, scorer), scorer, {"dev": dev, "dev_predicted": dev, "test": test,
+        entry.update(_scores(Parser.load(out, scorer=scorer), scorer, {"dev": dev, "dev_predicted": dev, "test": test,
                                                                 "test_predicted": test, "check": check},
                              jobs, progress, log))
     record["made"]["rescored"] = {"command": command, **code_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),

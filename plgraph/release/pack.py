@@ -8,8 +8,8 @@ Every weight archive is rewritten packed (:mod:`plgraph.files.packing`: non-zero
 in the release's value precision, LZMA) and the POS tagger LZMA-compressed
 (``tagger.json.xz``).  The checksums each model's JSON keeps of its arrays are
 recomputed on the arrays as the loaders will read them back, so the packed folder loads
-through the ordinary loaders (:class:`~plgraph.parser.parsing.parser.LinearParser`,
-:class:`~plgraph.neural.parser.NeuralParser`) with every check they make.
+through the ordinary loader (:meth:`Parser.load <plgraph.parser.parsing.parser.Parser.load>`,
+with each scorer) with every check it makes.
 """
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def pack_linear(src, dst, precision: str = "float16") -> None:
 def pack_neural(src, dst, precision: str = "float16") -> None:
     """Pack the neural model folder ``src`` (``neural.json``, ``neural.npz``, its rules,
     labels and tagger) into ``dst`` (created)."""
-    from ..neural.folder import HEADER, HEADER_CRC_KEYS, WEIGHTS, NeuralFolder
+    from ..parser.scoring.neural.folder import HEADER, HEADER_CRC_KEYS, WEIGHTS, NeuralFolder
 
     folder = NeuralFolder.open(src)
     os.makedirs(dst, exist_ok=True)
@@ -119,7 +119,7 @@ def pack_model_folder(src, dst, *, linear_precision: str = "bfloat16", neural_pr
     (:data:`plgraph.files.packing.PRECISIONS`).  Returns the scorers packed (``"linear"``,
     ``"neural"``); ModelFileError when ``src`` holds neither, or a damaged one."""
     from ..errors import ModelFileError
-    from ..neural.folder import SUBDIR, is_neural_folder, neural_dir
+    from ..parser.scoring.neural.folder import SUBDIR, is_neural_folder, neural_dir
 
     src = os.fspath(src)
     packed = []

@@ -46,9 +46,6 @@ THESIS = {
 }
 
 
-#: what the linear parser's baseline column is (a parser may say otherwise: ``baseline_description``)
-BASELINE = "pass 1's tree + most probable spines, no traces"
-
 
 def parse_sentences(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1,
                     progress=None) -> list:
@@ -102,7 +99,7 @@ def results_of_graphs(graphs, status: str) -> list:
 def reference_points(parser: Parser, sentences, results) -> dict:
     """Scores (:func:`score_results`) of the oracle and of the baseline
     (:mod:`~plgraph.parser.analysis.oracle`, the parser's :meth:`~plgraph.parser.parsing.parser.Parser.baseline`:
-    pass 1's tree for the linear parser) on ``sentences``; the baseline reads the tags
+    pass 1's tree for the linear scorer) on ``sentences``; the baseline reads the tags
     the parser was given (``results``)."""
     from .oracle import oracle_graph
 
@@ -140,7 +137,7 @@ def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, j
            "repaired": [[r.id, r.repairs] for r in results if r.repairs],
            "invalid": [[r.id, r.problems] for r in results if r.problems],
            "scores": score_results(sentences, results),
-           "baseline_description": getattr(parser, "baseline_description", BASELINE)}
+           "baseline_description": parser.scorer.baseline_description}
     if predicted_tags and parser.tagger is not None:
         doc["tagging_accuracy"] = parser.tagger.accuracy([(s.graph.words, s.graph.tags) for s in sentences])
     doc.update(reference_points(parser, sentences, results))
@@ -191,7 +188,7 @@ def format_evaluation(doc: dict) -> str:
     lines.append("parsed: " + ", ".join(f"{k} {v}" for k, v in doc["statuses"].items()))
     if "repaired" in doc:
         lines.append(output_check(len(doc["repaired"]), sum(len(r) for _, r in doc["repaired"]), len(doc["invalid"])))
-    lines.append(f"baseline: {doc.get('baseline_description', BASELINE)}; oracle: the gold graph as the parser "
+    lines.append(f"baseline: {doc['baseline_description']}; oracle: the gold graph as the parser "
                  "can build it (representable edges, trained labels, gold spines); ceiling: every gold edge, "
                  "tree -> graph -> tree")
     columns = [("baseline", "baseline"), ("oracle", "oracle"), ("ceiling", "ceiling")]

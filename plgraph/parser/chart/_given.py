@@ -1,5 +1,5 @@
 """Numba kernel of the chart's tables from scores given per candidate label (a scorer that
-is not the hashed linear model -- the neural one, :mod:`plgraph.neural.prune` -- scores
+is not the hashed linear model -- the neural one, :mod:`plgraph.parser.scoring.neural.prune` -- scores
 each candidate labelled edge itself; the chart's tables then only need the best allowed
 label of each kind per spine pair).  Its checked entry point is
 :func:`plgraph.parser.chart.tables.given_score_tables`.

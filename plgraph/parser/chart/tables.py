@@ -298,7 +298,7 @@ def arc_score_tables(S1) -> ChartTables:
 def given_score_tables(candidates, spines, cand_score, nsp, sp_score) -> ChartTables:
     """The chart's tables of one sentence from scores given per candidate: the public way
     for a scorer that scores every candidate labelled edge and every spine option itself
-    (the neural scorer, :func:`plgraph.neural.prune.chart_tables`) to feed the exact chart.
+    (the neural scorer, :func:`plgraph.parser.scoring.neural.prune.chart_tables`) to feed the exact chart.
 
     ``candidates`` (:class:`~plgraph.parser.scoring._pass2.Candidates`): the pairs
     ``(pc[k], pp[k])`` that may carry an edge and their candidate labels and kinds;

@@ -329,12 +329,12 @@ def use_released_model(args) -> bool:
 
 def scorers_of(args) -> list[str]:
     """The scorers ``--scorer`` asks for in ``--model-dir`` M (``linear``: M's passes,
-    ``neural``: ``M/neural``, :func:`plgraph.neural.folder.neural_dir`); without
-    ``--scorer``: :func:`~plgraph.parser.parsing.scorers.default_scorer` (the neural one
+    ``neural``: ``M/neural``, :func:`plgraph.parser.scoring.neural.folder.neural_dir`); without
+    ``--scorer``: :func:`~plgraph.parser.scoring.registry.default_scorer` (the neural one
     when M holds it and PyTorch is installed), but ``linear`` under ``--dask`` when M
     holds it (Dask workers parse with the linear scorer); both for ``parser evaluate``
     (``both=True`` on its arguments) when M holds both."""
-    from ..parsing.scorers import default_scorer, scorers_in
+    from ..scoring.registry import default_scorer, scorers_in
 
     if getattr(args, "scorer", None):
         return [args.scorer]
@@ -347,13 +347,12 @@ def scorers_of(args) -> list[str]:
 
 
 def _load_parser(args, scorer: str = "linear"):
-    """The model folder's parser -- :class:`~plgraph.parser.parsing.parser.LinearParser`, or with
-    ``scorer`` neural :class:`~plgraph.neural.parser.NeuralParser` of ``M/neural`` -- with
-    the decode settings of the command line (checked before the model is read).  Ctrl-C
+    """The model folder's :class:`~plgraph.parser.parsing.parser.Parser` with scorer
+    ``scorer`` (the neural one's folder is ``M/neural``) and the decode settings of the command line (checked before the model is read).  Ctrl-C
     while it loads is held until it is loaded (a ``KeyboardInterrupt`` inside a compiled
     kernel or a destructor would come out as a ``SystemError`` or be lost)."""
     from ...signals import deferred_interrupts
-    from ..parsing.scorers import load_scorer
+    from ..parsing.parser import Parser
 
     over = decode_overrides(args)
     if scorer == "neural":
@@ -366,10 +365,8 @@ def _load_parser(args, scorer: str = "linear"):
             raise InputError("--dask: parsing on Dask workers is for the linear scorer; the neural one parses "
                              "here, --jobs threads")
     with deferred_interrupts():
-        parser = load_scorer(args.model_dir, scorer, max_words=args.max_words)
-    if not over:
-        return parser
-    return parser.with_prune(**over) if scorer == "neural" else parser.with_config3(**over)
+        parser = Parser.load(args.model_dir, scorer=scorer, max_words=args.max_words)
+    return parser.with_options(**over) if over else parser
 
 
 def _scorer_option(p, evaluate: bool = False) -> None:

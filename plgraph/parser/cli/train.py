@@ -34,10 +34,13 @@ the old one only once complete (:func:`~plgraph.parser.model.replace_model`), so
 ``--overwrite --resume`` continues such an interrupted run (or only completes the
 replacement, when the run was killed while doing it).
 
-``train --scorer neural`` trains the neural scorer (:mod:`plgraph.neural`, the extra
-``plgraph[neural]``) into ``M/neural``: :func:`plgraph.neural.train.train_neural` with the
-options given; the linear model in ``M``, if any, is left as it is.  The linear scorer's
-options (``--pruners``, ``--dask``, the passes' ``--<field>2|3``) are refused with it.
+``train --scorer neural`` trains the neural scorer (:mod:`plgraph.parser.scoring.neural`,
+the extra ``plgraph[neural]``) into ``M/neural``: the same
+:func:`~plgraph.parser.training.pipeline.train`, with ``TrainConfig(scorer="neural")``
+and the options given; the linear model in ``M``, if any, is left as it is.  Options
+that only the other scorer's config takes (the linear one's ``--pruners``, ``--dask``,
+the passes' ``--<field>2|3``; the neural one's network and optimiser options) are
+refused.
 
 ``stats`` measures on a split what reaches pass 2 and how its decodes fare
 (:func:`plgraph.parser.analysis.stats.split_stats`), as a table and, with ``--json``, a
@@ -109,22 +112,28 @@ def given_config(args, config_cls, suffix: str) -> dict:
 
 # -- train --------------------------------------------------------------------------------------
 def train_config(args):
-    """The :class:`~plgraph.parser.training.pipeline.TrainConfig` of ``parser train``'s options."""
+    """The :class:`~plgraph.parser.training.pipeline.TrainConfig` of ``parser train``'s
+    options: the shared ones, and those of ``--scorer`` (:func:`neural_options` for the
+    neural scorer)."""
     from ..scoring.pass2 import Pass2Config
     from ..scoring.pass3 import Pass3Config
     from ..training.pipeline import TrainConfig
 
-    return TrainConfig(model_dir=args.model_dir, pruners=args.pruners, resume=args.resume, overwrite=args.overwrite,
-                       max_words=args.max_words, limit=args.limit, seed=args.seed, ptb=args.ptb, threads=args.threads,
-                       progress=args.progress, pass2=given_config(args, Pass2Config, "2"),
+    shared = dict(model_dir=args.model_dir, resume=args.resume, overwrite=args.overwrite, max_words=args.max_words,
+                  limit=args.limit, seed=args.seed, ptb=args.ptb, threads=args.threads, progress=args.progress)
+    if args.scorer == "neural":
+        return TrainConfig(**shared, scorer="neural", neural=neural_options(args))
+    return TrainConfig(**shared, pruners=args.pruners, pass2=given_config(args, Pass2Config, "2"),
                        pass3=given_config(args, Pass3Config, "3"), dask=args.dask, workers=args.workers,
                        keep_prepared=args.keep_prepared)
 
 
 def _train(args) -> int:
-    """``parser train``: :func:`~plgraph.parser.training.pipeline.train`, or with
-    ``--scorer neural`` :func:`~plgraph.neural.train.train_neural` into ``M/neural``;
-    options of the other scorer (:func:`foreign_options`) are refused first."""
+    """``parser train``: :func:`~plgraph.parser.training.pipeline.train` of
+    :func:`train_config` (``--scorer neural``: into ``M/neural``); options of the other
+    scorer (:func:`foreign_options`) are refused first."""
+    from ..training.pipeline import train
+
     foreign = foreign_options(args, args.scorer)
     if foreign:
         from ...errors import InputError
@@ -132,13 +141,6 @@ def _train(args) -> int:
         other = "linear" if args.scorer == "neural" else "neural"
         why = " (which trains in one process on --threads cores: no Dask workers)" if args.scorer == "neural" else ""
         raise InputError(f"{', '.join(foreign)}: options of the {other} scorer, not of --scorer {args.scorer}{why}")
-    if args.scorer == "neural":
-        from ...neural.train import train_neural
-
-        train_neural(neural_config(args))
-        return 0
-    from ..training.pipeline import train
-
     train(train_config(args))
     return 0
 
@@ -153,13 +155,12 @@ def scorer_fields(scorer: str) -> set:
     """The option names (argparse dests, after :data:`_FIELD_OF_OPTION`) that ``scorer``'s
     training config takes: the fields of :class:`~plgraph.parser.training.pipeline.TrainConfig`
     and of its pass configs (``<field>2``, ``<field>3``) for ``linear``; of
-    :class:`~plgraph.neural.train.NeuralTrainConfig` and its
-    :class:`~plgraph.neural.config.NetworkConfig` for ``neural``."""
+    :class:`~plgraph.parser.scoring.neural.train.NeuralTrainConfig` and its
+    :class:`~plgraph.parser.scoring.neural.config.NetworkConfig` for ``neural``."""
     from dataclasses import fields
 
     if scorer == "neural":
-        from ...neural.config import NetworkConfig
-        from ...neural.train import NeuralTrainConfig
+        from ..scoring.neural.config import NetworkConfig, NeuralTrainConfig
 
         return {f.name for cls in (NeuralTrainConfig, NetworkConfig) for f in fields(cls)}
     from ..scoring.pass2 import Pass2Config
@@ -188,24 +189,20 @@ def foreign_options(args, scorer: str) -> list[str]:
     return out
 
 
-def neural_config(args):
-    """The :class:`~plgraph.neural.train.NeuralTrainConfig` of ``parser train --scorer
-    neural``'s options (into ``M/neural``)."""
-    from dataclasses import replace
+def neural_options(args) -> dict:
+    """``TrainConfig.neural`` of ``parser train --scorer neural``'s options: the
+    :class:`~plgraph.parser.scoring.neural.train.NeuralTrainConfig` fields given, and
+    ``network`` (the :class:`~plgraph.parser.scoring.neural.config.NetworkConfig` fields
+    given over its defaults, always: a resumed run compares the whole network)."""
+    from dataclasses import asdict, replace
 
-    from ...neural.config import NetworkConfig
-    from ...neural.folder import neural_dir
-    from ...neural.train import NeuralTrainConfig
+    from ..scoring.neural.config import NetworkConfig, neural_fields
 
-    net = NetworkConfig()
     changes = {k: v for k, v in (("use_tags", args.tags), ("lstm_hidden", args.lstm_hidden),
                                  ("lstm_layers", args.lstm_layers), ("tag_dropout", args.tag_dropout))
                if v is not None}
-    kw = {k: getattr(args, k) for k in ("epochs", "patience", "max_minutes", "batch_words", "lr", "embeddings",
-                                         "max_words", "limit", "seed") if getattr(args, k) is not None}
-    return NeuralTrainConfig(model_dir=neural_dir(args.model_dir), ptb=args.ptb, network=replace(net, **changes),
-                             threads=args.threads, resume=args.resume, overwrite=args.overwrite,
-                             progress=args.progress, **kw)
+    opts = {k: getattr(args, k) for k in sorted(neural_fields() - {"network"}) if getattr(args, k, None) is not None}
+    return dict(opts, network=asdict(replace(NetworkConfig(), **changes)))
 
 
 # -- stats --------------------------------------------------------------------------------------

@@ -34,10 +34,10 @@ class DemoRun:
 def run_demo(model_dir, scorer: str, sentences=DEMO_SENTENCES) -> DemoRun:
     """Load ``scorer`` (``linear`` / ``neural``) of model folder ``model_dir`` and parse
     ``sentences`` (``(construction, tokenised text)`` pairs) with predicted tags."""
-    from .scorers import load_scorer
+    from .parser import Parser
 
     start = time.perf_counter()
-    parser = load_scorer(model_dir, scorer)
+    parser = Parser.load(model_dir, scorer=scorer)
     run = DemoRun(scorer, str(model_dir), time.perf_counter() - start)
     for construction, text in sentences:
         start = time.perf_counter()

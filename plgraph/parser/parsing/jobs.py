@@ -44,11 +44,11 @@ def sentence_chunks(items, size: int) -> list:
 
 def _parser(spec: dict):
     from ...dist.cluster import worker_cached
-    from .parser import LinearParser
+    from .parser import Parser
 
     over = spec.get("pass3") or {}
     key = ("parser", spec["model_dir"], spec["max_words"], tuple(spec["stamp"]), tuple(over.items()))
-    return worker_cached(key, lambda: LinearParser.load(spec["model_dir"], max_words=spec["max_words"]).with_config3(**over))
+    return worker_cached(key, lambda: Parser.load(spec["model_dir"], scorer="linear", max_words=spec["max_words"]).with_options(**over))
 
 
 def _items(chunk):

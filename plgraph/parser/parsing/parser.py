@@ -1,29 +1,31 @@
 """Parsing text with a trained model: :class:`Parser` (``Parser.load(M).parse(words)``).
 
-:meth:`Parser.load` gives the parser of a model folder's scorer: :class:`LinearParser`
-(the reproduced thesis's cascade of linear passes) or
-:class:`~plgraph.neural.parser.NeuralParser` (the network's scores in the same chart); both
-share what this base class does with a sentence (checked input, tags, the fallback ladder,
-the output check, threads).
+A :class:`Parser` composes a POS tagger, a scorer
+(:class:`~plgraph.parser.scoring.protocol.Scorer`: the reproduced thesis's linear cascade,
+:class:`~plgraph.parser.scoring.linear.LinearScorer`, or the neural network,
+:class:`~plgraph.parser.scoring.neural.scorer.NeuralScorer`), the exact 1EC chart, the
+decoded graph and the fallback ladder.  :meth:`Parser.load` picks a model folder's scorer
+as ``python -m plgraph parse`` does (:mod:`plgraph.parser.scoring.registry`).
 
-One sentence goes through the linear scorer's cascade:
+One sentence goes through:
 
-1. tags: given, or from the model folder's POS tagger (:mod:`plgraph.parser.parsing.tagger`);
-2. pass 1 and the trace and spine classifiers (``Pruners.prune``);
-3. pass 2 (labelled 1EC graph without spines) with outside scores;
-4. pass 3 (spines x labels, pruned by pass 2), once more under relaxed pruning
-   (:func:`~plgraph.parser.scoring.pass3.relaxed`) when it finds no parse;
-5. the decode as a :class:`~plgraph.graph.Graph` (:func:`~plgraph.parser.parsing.decode.decoded_graph`),
+1. the checked input, and tags: given, or from the model folder's POS tagger
+   (:mod:`plgraph.parser.parsing.tagger`);
+2. the scorer's own work on it (:meth:`~plgraph.parser.scoring.protocol.Scorer.prepare`:
+   the linear passes 1 and 2 with the classifiers, or the network's scores);
+3. the chart over the scorer's tables (:func:`~plgraph.parser.chart.run.parse_chart`), under
+   the tuned pruning and, when that finds no parse, once more under relaxed pruning;
+4. the decode as a :class:`~plgraph.graph.Graph` (:func:`~plgraph.parser.parsing.decode.decoded_graph`),
    made valid where it is not (:func:`~plgraph.convert.validity.repair_graph`), and as a PTB
    tree (:func:`~plgraph.convert.graph_to_tree` with the reference's null placement,
    ``use_null_positions=False``), both checked (:func:`graph_result`).
 
 A sentence never stops a run.  Each :class:`ParseResult` says how it was parsed
-(``status``): ``parsed`` (pass 3), ``relaxed`` (pass 3 under relaxed pruning), ``pass2``
-(pass 3 found nothing: pass 2's graph with the spine classifier's first spines, kept when
-it gives a tree -- crossing structural edges give none), ``pass1`` (pass 2 found nothing
-or its graph gives no tree: pass 1's projective tree with the first spines and no traces,
-:func:`~plgraph.parser.parsing.baseline.baseline_graph`), ``fallback`` (the reference's
+(``status``): ``parsed`` (the chart under the tuned pruning), ``relaxed`` (under relaxed
+pruning), ``pass2`` (no chart parsed: the scorer's own graph, the linear scorer's pass 2
+with the spine classifier's first spines, kept when it gives a tree -- crossing
+structural edges give none), ``pass1`` (the scorer's baseline: its first-order projective
+tree with the most probable spines and no traces), ``fallback`` (the reference's
 ``fix-no-tag.py`` flat NP, :func:`~plgraph.parser.parsing.decode.fallback_graph`: longer than
 ``max_words``, or nothing above gives a tree) with the ``reason``.  The ``pass2`` and
 ``pass1`` steps are plgraph's: the reference goes from a failed pass 3 straight to the
@@ -36,15 +38,14 @@ release the GIL, and the model is shared, not copied.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from ...convert import graph_to_tree
-from ...convert.validity import output_problems, repair_graph, with_head_spines
+from ...convert.validity import output_problems, repair_graph
 from ...errors import InputError
 from ...graph import Graph
 from ...tree import Tree
+from ..scoring.protocol import GAVE_UP_REASON, Scorer
 from .decode import decoded_graph, fallback_graph
 
 #: how many words a sentence may have before it gets the fallback parse (the model's
@@ -52,8 +53,6 @@ from .decode import decoded_graph, fallback_graph
 DEFAULT_MAX_WORDS = 100
 #: how a sentence was parsed, best first
 STATUSES = ("parsed", "relaxed", "pass2", "pass1", "fallback")
-#: why a chart that stopped at its item budget gave no parse (:data:`plgraph.parser.chart.run.MAX_ITEMS`)
-GAVE_UP_REASON = "stopped at its budget of items (the sentence is too long for this pruning)"
 
 
 @dataclass
@@ -105,49 +104,97 @@ def graph_result(graph: Graph, status: str, reason: str = "", start: float | Non
 
 
 class Parser:
-    """A trained parser of graphs with traces, ready to parse: load one with
-    :meth:`Parser.load`, which picks the model folder's scorer (:class:`LinearParser`, the
-    neural :class:`~plgraph.neural.parser.NeuralParser`).  Every parser offers checked
-    input, tags from the model's tagger, a :class:`ParseResult` for every sentence
-    whatever happens, and parsing many sentences in threads.  A subclass sets ``tagger``,
-    ``max_words``, ``model_dir``, ``options`` (the conversion options) and ``vocab`` (the
-    edge labels) and implements :meth:`_cascade`, :meth:`baseline` and :meth:`known_tags`."""
+    """A trained parser of graphs with traces, ready to parse: a ``scorer``
+    (:class:`~plgraph.parser.scoring.protocol.Scorer`), the model folder's POS ``tagger``
+    (:class:`~plgraph.parser.parsing.tagger.PosTagger`, None: tags must be given), the
+    chart and the fallback ladder (module docstring).  ``max_words``: longer sentences
+    get the fallback parse; ``model_dir``: the scorer's folder.  Load one with
+    :meth:`load`, which picks the folder's scorer.  Every parser offers checked input,
+    tags from the tagger, a :class:`ParseResult` for every sentence whatever happens, and
+    parsing many sentences in threads."""
 
-    tagger = None
-    max_words: int = DEFAULT_MAX_WORDS
-    model_dir: str | None = None
-    options: dict = {}
-    #: the scorer's name (``linear``, ``neural``)
-    scorer: str = ""
+    def __init__(self, scorer: Scorer, tagger=None, *, max_words: int = DEFAULT_MAX_WORDS,
+                 model_dir: str | None = None):
+        self.scorer = scorer
+        self.tagger = tagger
+        self.max_words = int(max_words)
+        self.model_dir = model_dir
 
     @classmethod
-    def load(cls, model_dir=None, *, scorer: str | None = None, max_words: int | None = None) -> "Parser":
+    def load(cls, model_dir=None, *, scorer: str | None = None, max_words: int | None = None,
+             tagger: bool = True, **scorer_options) -> "Parser":
         """The parser of model folder ``model_dir`` (default: plgraph's released model,
-        :func:`~plgraph.models.default_model_dir`) with scorer ``scorer``
-        (``linear`` or ``neural``; default: the one ``python -m plgraph parse`` picks,
-        :func:`~plgraph.parser.parsing.scorers.default_scorer` -- the neural one when the
-        folder holds it and PyTorch is installed).  ``max_words``: longer sentences get the
-        fallback parse (default :data:`DEFAULT_MAX_WORDS`).  Every file of the model is
-        read and checked first (:class:`~plgraph.errors.ModelFileError` naming the file).
-        A subclass's ``load`` loads its own scorer."""
-        from .scorers import load_scorer
+        :func:`~plgraph.models.default_model_dir`) with scorer ``scorer`` (``linear`` or
+        ``neural``; default: the one ``python -m plgraph parse`` picks,
+        :func:`~plgraph.parser.scoring.registry.default_scorer` -- the neural one when the
+        folder holds it and PyTorch is installed) and, if the scorer's folder has one and
+        ``tagger``, its POS tagger.  ``max_words``: longer sentences get the fallback parse
+        (default :data:`DEFAULT_MAX_WORDS`); ``scorer_options`` go to the scorer's ``load``
+        (the neural one's ``threads``).  Every file of the model is read and checked first
+        (:class:`~plgraph.errors.ModelFileError` naming the file); ValueError for an
+        unknown scorer."""
+        from ..scoring.registry import load_scorer
+        from .tagger import PosTagger, tagger_file
 
-        return load_scorer(model_dir, scorer, max_words=max_words)
+        sc, folder = load_scorer(model_dir, scorer, **scorer_options)
+        tpath = tagger_file(folder) if tagger else None
+        return cls(sc, PosTagger.load(tpath) if tpath else None,
+                   max_words=DEFAULT_MAX_WORDS if max_words is None else max_words, model_dir=folder)
+
+    def with_options(self, **changes) -> "Parser":
+        """A copy whose scorer decodes with other options (the linear scorer's pass-3
+        settings, :class:`~plgraph.parser.scoring.pass3.Pass3Config`; the neural one's
+        pruning, :class:`~plgraph.parser.scoring.neural.prune.PruneConfig`), sharing the
+        parameters."""
+        return Parser(self.scorer.with_options(**changes), self.tagger, max_words=self.max_words,
+                      model_dir=self.model_dir)
+
+    @property
+    def vocab(self):
+        """The scorer's edge labels (:class:`~plgraph.parser.scoring.labels.LabelVocab`)."""
+        return self.scorer.vocab
+
+    @property
+    def options(self) -> dict:
+        """The conversion options of the graphs the scorer was trained on."""
+        return self.scorer.options
 
     def _cascade(self, words, tags, sid):
-        """``(graph, status, reason, state)``: the parser's graph of a checked sentence
-        (None when nothing parsed, with the status to report and why), and what
-        :meth:`baseline` may reuse of the work (``state``)."""
-        raise NotImplementedError
+        """``(graph, status, reason, state)``: the graph of a checked sentence from the
+        scorer's charts (None when none parsed and the scorer has no graph of its own,
+        with why), and the scorer's ``state`` of the sentence (:meth:`baseline` reuses it)."""
+        from ..chart.run import parse_chart
+
+        sc = self.scorer
+        state, failure = sc.prepare(words, tags, sid)
+        if failure:
+            return None, "pass1", failure, state
+        status, reason = "parsed", f"{sc.decoder_name} found no parse, also under relaxed pruning"
+        for request in sc.requests(words, tags, state):
+            res = parse_chart(request.tables, sc.rules, beam=request.beam, cube=request.cube, keep_items=False)
+            if res.parsed:
+                graph = decoded_graph(words, tags, res.edges, sc.spines(request, res), sc.vocab, sid=sid,
+                                      options=sc.options)
+                return graph, status, "" if status == "parsed" else \
+                    f"{sc.decoder_name} found no parse under the tuned pruning", state
+            if res.gave_up:                 # relaxed pruning would only need more
+                reason = f"{sc.chart_name} {GAVE_UP_REASON}"
+                break
+            status = "relaxed"
+        own = sc.without_chart(words, tags, sid, state)
+        if own is None:
+            return None, "pass1", reason, state
+        return own[0], own[1], reason, state
 
     def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
-        """The parser's baseline graph of a sentence: its first-order projective tree
-        with the most probable spines and no traces (``state``: :meth:`_cascade`'s)."""
-        raise NotImplementedError
+        """The scorer's baseline graph of a sentence: its first-order projective tree
+        with the most probable spines and no traces (``state``: the scorer's state of the
+        sentence, when known)."""
+        return self.scorer.baseline(words, tags, sid=sid, state=state)
 
     def known_tags(self) -> tuple[set, str | None]:
         """The tags the model was trained on, and its unknown-tag symbol (None: none)."""
-        raise NotImplementedError
+        return self.scorer.known_tags()
 
     # -- one sentence -----------------------------------------------------------------------
     def tag(self, words) -> list[str]:
@@ -257,104 +304,4 @@ class Parser:
         yield from P.thread_imap(one, sentences, jobs, progress=progress, desc=desc, unit="sentence")
 
 
-class LinearParser(Parser):
-    """The linear scorer's parser (``python -m plgraph parser train``): the thesis's
-    cascade of passes (module docstring).
-
-    ``max_words``: longer sentences get the fallback parse (default
-    :data:`DEFAULT_MAX_WORDS`).  Load with :meth:`load` (or :meth:`Parser.load` with
-    ``scorer="linear"``)."""
-
-    scorer = "linear"
-
-    def __init__(self, model, model2, read2, model3, read3, inventory, tagger=None, *,
-                 max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None):
-        self.model = model
-        self.vocab, self.rules, self.pruners = model.vocab, model.rules, model.pruners
-        self.model2, self.read2 = model2, read2
-        self.model3, self.read3 = model3, read3
-        self.inventory = inventory
-        self.tagger = tagger
-        self.max_words = int(max_words)
-        self.model_dir = model_dir
-        self.options = dict(model.folder.header.get("conversion") or {})
-        self._types = self.pruners.trace.labels.index
-        self._spine_labels = self.pruners.spine.labels.items
-
-    @classmethod
-    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True) -> "LinearParser":
-        """Load the model folder ``model_dir`` (passes 2 and 3 trained) with its coarse
-        models and, if the folder has one and ``tagger``, its POS tagger."""
-        import os
-
-        from ..model import ModelFileError, ParserModel
-        from ..scoring.pass2 import Pass2Config, Pass2Model
-        from ..scoring.pass3 import Pass3Config, Pass3Model, SpineInventory
-
-        m = ParserModel.load(model_dir, tagger=tagger)
-        trained = set(m.folder.header.get("trained") or [])
-        if not {"pass2", "pass3"} <= trained:
-            raise ModelFileError(f"passes 2 and 3 are not both trained here (trained: {sorted(trained) or 'none'}); "
-                                 f"finish training with `python -m plgraph parser train --model-dir {model_dir} "
-                                 f"--resume`", source=os.path.join(str(model_dir), "parser.json"))
-        inv = SpineInventory(m.pruners.spine.labels.items, m.vocab)
-        model2, read2 = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
-        model3, read3 = m.pass_model("pass3", Pass3Config, lambda c: Pass3Model(m.vocab, inv, c))
-        return cls(m, model2, read2, model3, read3, inv, m.tagger, max_words=max_words, model_dir=str(model_dir))
-
-    def _cascade(self, words, tags, sid):
-        """``(graph, status, reason, pruned)``; graph None when nothing parsed; ``pruned``: pass 1's
-        pruning of the sentence (the pass-1 baseline reuses it)."""
-        from ...encoding import encode_graph, encode_tokens
-        from ..scoring import pass3 as P3
-        from ..scoring.pass2 import pass2_pruning, pass2_sentence
-
-        g = Graph.from_edges(words, tags, ["_"] * len(words), [], id=sid)
-        pr = self.pruners
-        tokens = encode_tokens([encode_graph(g)], pr.normaliser, pr.tags)
-        pruned = pr.prune(g)
-        s2 = pass2_sentence(g, pruned, self.vocab, self._types, 0)
-        out2 = pass2_pruning(self.model2, s2, tokens, self.read2, self.rules)
-        if out2.gave_up:
-            return None, "pass2", f"pass 2's chart {GAVE_UP_REASON}", pruned
-        if not np.isfinite(out2.best):
-            return None, "pass2", "pass 2 found no derivation under its beams", pruned
-        cfg3 = self.model3.config
-        status, reason = "parsed", "pass 3 found no parse, also under relaxed pruning"
-        for config in (cfg3, P3.relaxed(cfg3)):
-            s3 = P3.pass3_sentence(g, s2, out2, pruned, self.inventory, self.vocab, self._spine_labels, config)
-            d = self.model3.decode(s3, tokens, self.read3, self.rules)
-            if d.result.parsed:
-                idents = [self.inventory.identities[int(s)] for s in d.spines]
-                return decoded_graph(words, tags, d.result.edges, idents, self.vocab, sid=sid,
-                                     options=self.options), status, "" if status == "parsed" else \
-                    "pass 3 found no parse under the tuned pruning", pruned
-            if d.result.gave_up:            # relaxed pruning would only need more
-                reason = f"pass 3's chart {GAVE_UP_REASON}"
-                break
-            status = "relaxed"
-        # pass 3 found nothing: pass 2's graph with the spine classifier's first spines
-        idents = [self.inventory.identities[int(s)] if s >= 0 else "_" for s in s3.fallback_spines]
-        graph = decoded_graph(words, tags, out2.edges, idents, self.vocab, sid=sid, options=self.options)
-        return with_head_spines(graph), "pass2", reason, pruned
-
-    def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
-        """Pass 1's projective tree with the spine classifier's first spines
-        (:func:`~plgraph.parser.parsing.baseline.baseline_graph`; ``state``: the sentence's
-        pruning when known)."""
-        from .baseline import baseline_graph
-
-        return baseline_graph(self.pruners, words, tags, sid=sid, options=self.options, pruned=state)
-
-    def known_tags(self) -> tuple[set, str | None]:
-        return self.pruners.tags.index, self.pruners.tags.unk
-
-    def with_config3(self, **changes) -> "LinearParser":
-        """A copy whose pass 3 runs with other settings (``beam``, ``cube``, ``trace_bias`` ...)."""
-        m3 = self.model3.with_config(replace(self.model3.config, **changes))
-        return LinearParser(self.model, self.model2, self.read2, m3, self.read3, self.inventory, self.tagger,
-                      max_words=self.max_words, model_dir=self.model_dir)
-
-
-__all__ = ["Parser", "LinearParser", "ParseResult", "fallback_result", "graph_result", "DEFAULT_MAX_WORDS", "STATUSES",
-           "GAVE_UP_REASON"]
+__all__ = ["Parser", "ParseResult", "fallback_result", "graph_result", "DEFAULT_MAX_WORDS", "STATUSES"]

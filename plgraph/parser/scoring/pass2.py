@@ -12,8 +12,8 @@ candidate labels:
 
 :class:`Pass2Model` scores them (:mod:`plgraph.parser.scoring._pass2`), builds the chart's tables
 (loss-augmented in training) and decodes with :func:`plgraph.parser.chart.run.parse_chart`
-(through :func:`plgraph.parser.scoring.scorer.decode_chart`: the model is a
-:class:`~plgraph.parser.scoring.scorer.Pass2Scorer`).  Pass 2's output for pass 3 is
+(through :func:`plgraph.parser.scoring.pass_scorer.decode_chart`: the model is a
+:class:`~plgraph.parser.scoring.pass_scorer.Pass2Scorer`).  Pass 2's output for pass 3 is
 :class:`Pass2Pruning` (:func:`pass2_pruning`: a plain decode with outside scores).
 Every decode checks its own arithmetic: the chart's score must equal
 ``w . phi(y_hat) + L(y_hat)`` (L = 0 outside training); a difference is counted as a
@@ -43,7 +43,7 @@ from ..chart.run import parse_chart
 from ..chart.gold import gold_item_ids
 from .labels import ROOT_TAG, LabelVocab, graph_labels
 from .pool import PooledWeights
-from .scorer import Decoded, collect_gradient, decode_chart, predicted_edges, score_mismatch, structure_gradient
+from .pass_scorer import Decoded, collect_gradient, decode_chart, predicted_edges, score_mismatch, structure_gradient
 from ..chart.tables import ChartTables, Gold, LossWeights
 
 NEG = K.NEG
@@ -260,7 +260,7 @@ def chart_tables(sent, nsp, sp_score, pair_off, out: K.BestLabels, augment: bool
 class Pass2Model(PooledWeights):
     """Hashed edge weights over (arc features x label); see the module docstring.
     ``positive`` / ``pool_bits``: the negative pool (:class:`~plgraph.parser.scoring.pool.PooledWeights`).
-    A :class:`~plgraph.parser.scoring.scorer.Pass2Scorer`."""
+    A :class:`~plgraph.parser.scoring.pass_scorer.Pass2Scorer`."""
 
     def __init__(self, vocab: LabelVocab, config: Pass2Config = Pass2Config(), positive: np.ndarray | None = None,
                  pool_bits: int | None = None):
@@ -346,7 +346,7 @@ def batch_gradient(model: Pass2Model, sents, tokens, learner, rules, weights: Lo
     """Summed ``phi(y_hat) - phi(y)`` of loss-augmented decodes of ``sents`` (those with
     loss 0 add nothing); counts search errors, mismatches, failed parses and sentences
     whose gold is not derivable under ``rules`` into ``stats``
-    (:func:`~plgraph.parser.scoring.scorer.structure_gradient`, shared with pass 3; a
+    (:func:`~plgraph.parser.scoring.pass_scorer.structure_gradient`, shared with pass 3; a
     function of its own per pass, which training warms up once per process).
 
     With ``threads`` > 1 the sentences decode in parallel threads (the kernels release
@@ -411,7 +411,7 @@ class Pass2Pruning:
 
 def pass2_pruning(model2, sent2: Pass2Sentence, tokens, read_args, rules) -> Pass2Pruning:
     """Decode ``sent2`` with pass 2 (``model2``: a
-    :class:`~plgraph.parser.scoring.scorer.Pass2Scorer`; no loss, outside scores) for
+    :class:`~plgraph.parser.scoring.pass_scorer.Pass2Scorer`; no loss, outside scores) for
     :func:`plgraph.parser.scoring.pass3.pass3_sentence`."""
     tables, s_plain, t_plain = model2.scored_tables(sent2, tokens, read_args)
     res = parse_chart(tables, rules, beam=model2.config.beam, cube=model2.config.cube, outside=True,

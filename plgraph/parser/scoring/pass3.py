@@ -53,7 +53,7 @@ from .labels import LabelVocab, sibling_table
 from .pool import PooledWeights
 from .pass2 import (Pass2Pruning, Pass2Sentence, candidates, chart_tables, gold_edges, gold_graph, hamming_loss,
                     loss_args, sentence_keys)
-from .scorer import Decoded, decode_chart, predicted_edges, score_mismatch, structure_gradient
+from .pass_scorer import Decoded, decode_chart, predicted_edges, score_mismatch, structure_gradient
 from ..chart.tables import ChartTables, Gold, LossWeights, spine_offsets
 
 
@@ -356,7 +356,7 @@ class Pass3Model(PooledWeights):
     """Hashed weights over spines, edges x label and (spine, spine, label) joints, with the
     negative pool of :class:`~plgraph.parser.scoring.pool.PooledWeights` (``positive`` /
     ``pool_bits``; set by :meth:`take_positive` before training, or from the model file).
-    A :class:`~plgraph.parser.scoring.scorer.PassScorer`."""
+    A :class:`~plgraph.parser.scoring.pass_scorer.PassScorer`."""
 
     def __init__(self, vocab: LabelVocab, inventory: SpineInventory, config: Pass3Config = Pass3Config(),
                  positive: np.ndarray | None = None, pool_bits: int | None = None):

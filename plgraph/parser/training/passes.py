@@ -7,7 +7,7 @@ A pass plugs in through :func:`train_pass` with four objects of one shape (pass 
 * a frozen config dataclass with at least ``bits``, ``batch``, ``eta``, ``C``, ``reg`` and
   ``epochs`` (the learner is AdaGrad with ``eta``, ``C``, ``reg``; ``batch`` items per update);
 * a scorer built from the config (pass 2: ``Pass2Model(vocab, config)``), which offers
-  :class:`~plgraph.parser.scoring.scorer.PassScorer` (``n_weights``, ``1 << bits`` for the
+  :class:`~plgraph.parser.scoring.pass_scorer.PassScorer` (``n_weights``, ``1 << bits`` for the
   linear models; ``stored_arrays``);
 * ``batch_gradient(model, sents, tokens, learner, rules, stats=dict, threads=int)`` returning
   a :class:`~plgraph.learn.SparseGradient` and adding its counters (search errors,

@@ -1,6 +1,11 @@
 """The whole training of the graph parser: :func:`train` with its :class:`TrainConfig`.
 
-:func:`train` trains the coarse models into ``M/pruners`` unless ``config.pruners`` names
+``TrainConfig.scorer`` names the scorer trained (:data:`~plgraph.parser.scoring.registry.SCORERS`):
+``linear`` (the default, below) or ``neural``, which :func:`train` hands to the neural
+scorer's trainer (:func:`~plgraph.parser.scoring.neural.train.train_scorer`, into
+``M/neural``, with the options of ``TrainConfig.neural``).
+
+For the linear scorer, :func:`train` trains the coarse models into ``M/pruners`` unless ``config.pruners`` names
 trained ones, builds the edge labels and the rules on the train split, trains the POS
 tagger, and trains pass 2 and then pass 3 on the train sentences of at most
 ``max_words`` words (gold protected), scoring the dev sentences of at most ``max_words``
@@ -75,7 +80,15 @@ class TrainConfig:
     from the model folder, which must be on a path they share).  ``progress``: bars
     shown (None: when standard error is a terminal).  ``keep_prepared``: keep the
     prepared sentences (``M/prepared``) after training; by default they are removed
-    once the model is finished."""
+    once the model is finished.
+
+    ``scorer``: the scorer trained, ``linear`` or ``neural``.  ``neural``: for the
+    neural scorer, the fields of
+    :class:`~plgraph.parser.scoring.neural.train.NeuralTrainConfig` to set besides
+    those above (``network`` a dict of
+    :class:`~plgraph.parser.scoring.neural.config.NetworkConfig` fields); the options
+    of one scorer given to the other are refused (ValueError naming them,
+    :meth:`foreign_fields`)."""
 
     model_dir: str
     pruners: str | None = None
@@ -92,10 +105,27 @@ class TrainConfig:
     dask: str | None = None
     workers: int | None = None
     keep_prepared: bool = False
+    scorer: str = "linear"
+    neural: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
         from ..scoring.pass2 import Pass2Config
         from ..scoring.pass3 import Pass3Config
+        from ..scoring.registry import SCORERS
+
+        if self.scorer not in SCORERS:
+            raise ValueError(f"TrainConfig.scorer {self.scorer!r}: expected one of {', '.join(SCORERS)}")
+        foreign = self.foreign_fields()
+        if foreign:
+            raise ValueError(f"TrainConfig: {', '.join(foreign)}: options only another scorer takes, not "
+                             f"scorer {self.scorer!r}")
+        if self.scorer == "neural":
+            from ..scoring.neural.config import neural_fields
+
+            unknown = sorted(set(self.neural) - neural_fields())
+            if unknown:
+                raise ValueError(f"TrainConfig.neural: {', '.join(unknown)} not options of the neural scorer "
+                                 f"({', '.join(sorted(neural_fields()))})")
 
         for name, cls in (("pass2", Pass2Config), ("pass3", Pass3Config)):
             known = {f.name for f in fields(cls)}
@@ -105,6 +135,15 @@ class TrainConfig:
                                  f"({', '.join(sorted(known))})")
         if self.threads < 1:
             raise ValueError(f"TrainConfig.threads must be at least 1, got {self.threads}")
+
+    def foreign_fields(self) -> list[str]:
+        """The fields set to other than their default that only another scorer takes
+        (``options`` of :data:`~plgraph.parser.scoring.registry.SCORERS`)."""
+        from ..scoring.registry import SCORERS
+
+        theirs = {name for s, entry in SCORERS.items() if s != self.scorer for name in entry.options}
+        return [f.name for f in fields(self) if f.name in theirs
+                and getattr(self, f.name) != (f.default_factory() if callable(f.default_factory) else f.default)]
 
 
 @dataclass
@@ -123,10 +162,20 @@ class _Run:
 
 def train(config: TrainConfig, *, log: Callable[[str], None] = print,
           warn: Callable[[str], None] = to_stderr) -> str:
-    """Train a parser model into ``config.model_dir`` (module docstring); its path.
+    """Train ``config.scorer`` into model folder ``config.model_dir`` (module
+    docstring); the folder's path.
 
     The folder is checked writable and locked before any corpus is read; a replacement
     of its model that a killed run left half done is completed first."""
+    from ..scoring.registry import scorer_trainer
+
+    scorer_trainer(config.scorer)(config, log=log, warn=warn)
+    return config.model_dir
+
+
+def train_linear(config: TrainConfig, *, log: Callable[[str], None] = print,
+                 warn: Callable[[str], None] = to_stderr) -> str:
+    """:func:`train` of the linear scorer (module docstring); the folder's path."""
     from ...files.atomic import check_writable_dir
     from ...errors import OutputError
     from ...files.lock import folder_lock
@@ -580,6 +629,6 @@ def pass_summary(res) -> str:
     return text
 
 
-__all__ = ["TrainConfig", "train", "train_tagger", "to_stderr", "read_split", "short_graphs", "prepare_split", "pass_summary",
+__all__ = ["TrainConfig", "train", "train_linear", "train_tagger", "to_stderr", "read_split", "short_graphs", "prepare_split", "pass_summary",
            "vocab_and_rules",
            "PASSES", "RUN_DEFAULTS"]

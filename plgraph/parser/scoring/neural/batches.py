@@ -1,5 +1,5 @@
-"""Padded tensors of sentences for the network (:class:`~plgraph.neural.network.Batch`) and
-of their targets (:class:`~plgraph.neural.network.GoldBatch`), and the order batches are
+"""Padded tensors of sentences for the network (:class:`~plgraph.parser.scoring.neural.network.Batch`) and
+of their targets (:class:`~plgraph.parser.scoring.neural.network.GoldBatch`), and the order batches are
 drawn in.
 
 Encoder positions: 0 is ROOT, word ``w`` (0-based) is ``w + 1``; a chart position ``p``
@@ -50,7 +50,7 @@ def make_batch(sents, vocabs: Vocabularies, pretrained_index: dict | None = None
 
 
 def gold_batch(targets) -> GoldBatch:
-    """The :class:`GoldBatch` of a list of :class:`~plgraph.neural.data.Targets`."""
+    """The :class:`GoldBatch` of a list of :class:`~plgraph.parser.scoring.neural.data.Targets`."""
     B = len(targets)
     L = max(t.n for t in targets)
     heads = np.full((B, L + 1), -1, np.int64)

@@ -1,7 +1,7 @@
 """The neural scorer's network (torch): a BiLSTM encoder and the scorers the chart reads.
 
 **Encoder.**  Each word is the sum-free concatenation of a word-form embedding
-(:func:`plgraph.neural.data.word_form`; optionally initialised from a user's pretrained
+(:func:`plgraph.parser.scoring.neural.data.word_form`; optionally initialised from a user's pretrained
 vectors, :func:`load_embeddings`), a character BiLSTM's two final states and, with
 ``use_tags``, a POS tag embedding; a ROOT token is put in front (index 0 of the
 encoder's positions, chart position ``n``), and a ``lstm_layers``-layer BiLSTM reads
@@ -231,7 +231,7 @@ class GoldBatch:
 
 
 def build_network(header: dict):
-    """The :class:`~plgraph.neural.network.GraphScorer` a folder's header describes (untrained)."""
+    """The :class:`~plgraph.parser.scoring.neural.network.GraphScorer` a folder's header describes (untrained)."""
     return GraphScorer(NetworkConfig(**header["network"]), **header["sizes"])
 
 
@@ -244,7 +244,7 @@ def load_state(net, arrays: dict, source: str = "") -> None:
     """Put ``arrays`` (by name) into ``net``; ModelFileError naming ``source`` on a
     missing array, one of another shape, or one with values that are not finite (a
     diverged training's)."""
-    from ..errors import ModelFileError
+    from ....errors import ModelFileError
 
     state = net.state_dict()
     for k, v in state.items():
@@ -260,13 +260,13 @@ def load_state(net, arrays: dict, source: str = "") -> None:
 def load_embeddings(path, vocab_words=None, limit: int | None = None) -> tuple[np.ndarray, list]:
     """``(vectors, forms)`` of a word2vec / GloVe text file (one word and its values per
     line; a first line of two integers is a word2vec header and skipped), each word under
-    its :func:`~plgraph.neural.data.word_form` (the first vector of a form wins): the
+    its :func:`~plgraph.parser.scoring.neural.data.word_form` (the first vector of a form wins): the
     words of the first ``limit`` vectors and those whose form is in ``vocab_words`` (any
     container of forms); every word when both are None.
     :class:`~plgraph.errors.InputError` naming the file and line on a line of another
     width or a value of a kept vector that is not a finite number (``nan``, ``inf``,
     beyond float32's range), or when no vector is kept."""
-    from ..errors import InputError
+    from ....errors import InputError
     from .data import word_form
 
     words, rows, dim = [], [], None

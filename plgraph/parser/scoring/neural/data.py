@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encoding import spine_identity
-from ..graph import STRUCTURAL
+from ....encoding import spine_identity
+from ....graph import STRUCTURAL
 
 PAD, UNK = "<pad>", "<unk>"
 _DIGITS = re.compile(r"\d")
@@ -128,8 +128,8 @@ def targets(graph, vocab, maps: LabelMaps, spine_index: dict) -> Targets:
     :class:`LabelMaps` ``maps``) and the spine identities ``spine_index`` (identity ->
     class).  ValueError naming the sentence when a word has no structural parent or
     more than one (not a graph of the parser's representation)."""
-    from ..parser.scoring.labels import graph_labels
-    from ..parser.scoring.pass2 import gold_graph
+    from ..labels import graph_labels
+    from ..pass2 import gold_graph
 
     n = len(graph)
     heads = np.full(n, -1, np.int64)

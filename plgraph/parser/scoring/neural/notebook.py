@@ -1,6 +1,6 @@
 """A trained neural parser for notebooks and tests, shared through plgraph's cache.
 
-:func:`notebook_neural` returns a neural model folder (:mod:`plgraph.neural.folder`), or
+:func:`notebook_neural` returns a neural model folder (:mod:`plgraph.parser.scoring.neural.folder`), or
 None when PyTorch is not installed (the extra ``plgraph[neural]``):
 
 * full mode: ``runs/parser/neural`` of the checkout when it holds a trained model;
@@ -10,7 +10,7 @@ None when PyTorch is not installed (the extra ``plgraph[neural]``):
   :data:`QUICK_EPOCHS` epochs on the quick linear model's slice of the train split
   (:data:`plgraph.parser.notebook_model.QUICK_LIMIT` sentences of at most
   :data:`~plgraph.parser.notebook_model.QUICK_MAX_WORDS` words), in ``neural-quick-<code>``
-  of the cache (``<code>`` digests plgraph.neural's code; it parses badly: it exists to
+  of the cache (``<code>`` digests plgraph.parser.scoring.neural's code; it parses badly: it exists to
   run the notebooks' cells), in full mode the default one trained into
   ``neural-full-<code>``.
 """
@@ -35,7 +35,7 @@ def torch_available() -> bool:
 
 def notebook_neural_folder(quick: bool) -> Path:
     """The cache folder of :func:`notebook_neural`'s model (may not hold one yet)."""
-    from ..files.cache import cache_dir, code_digest
+    from ....files.cache import cache_dir, code_digest
 
     return Path(cache_dir(f"neural-{'quick' if quick else 'full'}-{code_digest(Path(__file__).resolve().parent)}"))
 
@@ -45,7 +45,7 @@ def holds_trained_neural(folder) -> bool:
     or the released folders' ``tagger.json.xz``)?"""
     import json
 
-    from ..parser.parsing.tagger import tagger_file
+    from ...parsing.tagger import tagger_file
 
     folder = Path(folder)
     try:
@@ -60,12 +60,13 @@ def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path
     None without PyTorch."""
     if not torch_available():
         return None
-    from ..files.cache import cached_model
-    from ..config import quick_mode
-    from ..parser.notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS, repository_model
-    from ..models import released_dir
+    from ....files.cache import cached_model
+    from ....config import quick_mode
+    from ...notebook_model import QUICK_LIMIT, QUICK_MAX_WORDS, repository_model
+    from ....models import released_dir
     from .config import NetworkConfig
-    from .train import NeuralTrainConfig, train_neural
+    from .config import NeuralTrainConfig
+    from .train import train_neural
 
     quick = quick_mode() if quick is None else quick
     if not quick and holds_trained_neural(repository_model() / "neural"):

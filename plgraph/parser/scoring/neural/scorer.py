@@ -1,22 +1,23 @@
-"""Parsing with a trained neural scorer: :class:`NeuralParser` (``NeuralParser.load(M).parse(words)``).
+"""The neural scorer: the network's scores in the exact 1EC chart, as a
+:class:`~plgraph.parser.scoring.protocol.Scorer` (``python -m plgraph parser train
+--scorer neural`` trains it; :meth:`Parser.load <plgraph.parser.parsing.parser.Parser.load>`
+loads it).
 
-One sentence goes through:
+One sentence:
 
-1. tags: given, or from the model folder's POS tagger (used only when the network reads tags);
-2. the network (:mod:`plgraph.neural.network`): head, trace and spine scores;
-3. pruning by those marginals and the labels of the kept pairs (:mod:`plgraph.neural.prune`);
-4. the exact 1EC chart (:func:`plgraph.parser.chart.run.parse_chart`, the rules of the
-   train split, ``beam`` / ``cube``), once more under :func:`~plgraph.neural.prune.relaxed`
-   pruning when it finds no parse (status ``relaxed``);
-5. the decode as a graph and a PTB tree, as the linear parser's.
+1. :meth:`NeuralScorer.prepare`: the network (:mod:`plgraph.parser.scoring.neural.network`)
+   gives head, trace and spine scores (POS tags are read only when the network was
+   trained with them);
+2. :meth:`NeuralScorer.requests`: pruning by those marginals and the labels of the kept
+   pairs (:mod:`plgraph.parser.scoring.neural.prune`) as the chart's tables, once more
+   under :func:`~plgraph.parser.scoring.neural.prune.relaxed` pruning (status ``relaxed``);
+3. no graph of its own when no chart parses (:meth:`NeuralScorer.without_chart`): the
+   sentence gets the baseline, the best projective tree of the head scores (Eisner) with
+   each edge's most probable label and each word's most probable spine, no traces
+   (:meth:`NeuralScorer.baseline`, also the evaluation's baseline column).
 
-When the chart finds nothing the sentence gets the baseline (status ``pass1``, as the
-linear parser's step of the same rank): the best projective tree of the head scores
-(Eisner) with each edge's most probable label and each word's most probable spine, no
-traces (:meth:`NeuralParser.baseline`, also the evaluation's baseline column); then the
-reference's flat NP (``fallback``).  Parsing many sentences runs them in threads
-(:meth:`~plgraph.parser.parsing.parser.Parser.parse_many`); torch uses ``threads``
-intra-op threads (default 1).
+Torch runs ``threads`` intra-op threads (default 1); the parser runs sentences in
+threads of its own.
 """
 from __future__ import annotations
 
@@ -25,43 +26,40 @@ from functools import cached_property
 
 import numpy as np
 
-from ..graph import Graph
-from ..parser.parsing.parser import DEFAULT_MAX_WORDS, GAVE_UP_REASON, Parser
+from ....graph import Graph
+from ..protocol import ChartRequest, Prepared
 from .prune import PruneConfig, SentenceScores, candidate_sentence, chart_tables, head_pairs, relaxed, trace_pairs
 
 
-class NeuralParser(Parser):
-    """A trained neural parser (``python -m plgraph parser train --scorer neural``); load
-    with :meth:`load`.  ``prune``: the pruning and decoding options
-    (:class:`~plgraph.neural.prune.PruneConfig`, the folder's tuned ones by default)."""
+class NeuralScorer:
+    """A trained neural scorer (module docstring); load with :meth:`load`.  ``prune``:
+    the pruning and decoding options (:class:`~plgraph.parser.scoring.neural.prune.PruneConfig`,
+    the folder's tuned ones by default)."""
 
-    scorer = "neural"
-    #: what :meth:`baseline` is, for the evaluation's table
+    name = "neural"
+    chart_name = "the chart"
+    decoder_name = "the chart"
     baseline_description = "the network's projective tree (Eisner) + most probable labels and spines, no traces"
 
-    def __init__(self, net, vocab, rules, vocabs, tagger, prune: PruneConfig, *, options: dict | None = None,
-                 max_words: int = DEFAULT_MAX_WORDS, model_dir: str | None = None, pretrained_index=None):
-        from ..parser.scoring.pass3 import SpineInventory
+    def __init__(self, net, vocab, rules, vocabs, prune: PruneConfig, *, options: dict | None = None,
+                 pretrained_index=None):
+        from ..pass3 import SpineInventory
         from .data import LabelMaps
 
         self.net, self.vocab, self.rules, self.vocabs = net, vocab, rules, vocabs
         self.maps = LabelMaps(vocab)
         self.inventory = SpineInventory(vocabs.spines, vocab)
-        self.tagger = tagger
         self.prune = prune
         self.options = dict(options or {})
-        self.max_words = int(max_words)
-        self.model_dir = model_dir
         self.pretrained_index = pretrained_index
 
     @classmethod
-    def load(cls, model_dir, *, max_words: int = DEFAULT_MAX_WORDS, tagger: bool = True,
-             threads: int | None = 1) -> "NeuralParser":
+    def load(cls, model_dir, *, threads: int | None = 1) -> "NeuralScorer":
         """Load the neural model folder ``model_dir``, or the one in ``model_dir/neural``
-        (:func:`~plgraph.neural.folder.neural_dir`; every file checked,
-        :class:`~plgraph.neural.folder.NeuralFolder`); ``threads``: torch's intra-op
-        threads (None: leave torch's setting)."""
-        from ..parser.parsing.tagger import PosTagger, tagger_file
+        (:func:`~plgraph.parser.scoring.neural.folder.neural_dir`; every file checked,
+        :class:`~plgraph.parser.scoring.neural.folder.NeuralFolder`); ``threads``: torch's
+        intra-op threads (None: leave torch's setting).  Its POS tagger is the parser's,
+        not read here."""
         from . import require_torch
         from .data import Vocabularies
         from .folder import NeuralFolder, neural_dir
@@ -70,24 +68,19 @@ class NeuralParser(Parser):
         torch = require_torch()
         if threads is not None:
             torch.set_num_threads(int(threads))
-        model_dir = neural_dir(model_dir)
-        folder = NeuralFolder.open(model_dir)
+        folder = NeuralFolder.open(neural_dir(model_dir))
         net = build_network(folder.header)
         load_state(net, folder.load_weights(), folder.file("neural.npz"))
         net.eval()
         voc = folder.header["vocabularies"]
-        vocabs = Vocabularies.from_json(voc)
         pre = {w: i + 2 for i, w in enumerate(voc["pretrained"])} if voc.get("pretrained") else None
-        tpath = tagger_file(folder.path) if tagger else None
-        pos = PosTagger.load(tpath) if tpath else None
         prune = PruneConfig(**folder.header["decode"]) if folder.header.get("decode") else PruneConfig()
-        return cls(net, folder.vocab(), folder.rules(), vocabs, pos, prune,
-                   options=folder.header.get("conversion") or {}, max_words=max_words, model_dir=str(model_dir),
-                   pretrained_index=pre)
+        return cls(net, folder.vocab(), folder.rules(), Vocabularies.from_json(voc), prune,
+                   options=folder.header.get("conversion") or {}, pretrained_index=pre)
 
-    def with_prune(self, **changes) -> "NeuralParser":
+    def with_options(self, **changes) -> "NeuralScorer":
         """A copy (sharing the network) decoding with other :class:`PruneConfig` options."""
-        other = object.__new__(NeuralParser)
+        other = object.__new__(NeuralScorer)
         other.__dict__.update(self.__dict__)
         other.prune = replace(self.prune, **changes)
         return other
@@ -104,7 +97,8 @@ class NeuralParser(Parser):
     def scores(self, words, tags):
         """``(SentenceScores, label_logp)`` of one sentence: the network's scores in chart
         positions, and ``label_logp(c, p, trace) -> (K, labels)`` the label
-        log-probabilities of pairs (chart positions)."""
+        log-probabilities of pairs (chart positions).  ``tags`` are read only when the
+        network was trained with them (:attr:`uses_tags`)."""
         from types import SimpleNamespace
 
         import torch
@@ -112,7 +106,8 @@ class NeuralParser(Parser):
         from .batches import chart_to_encoder, make_batch
 
         n = len(words)
-        sentence = SimpleNamespace(words=list(words), tags=list(tags))
+        tags = list(tags) if self.uses_tags else ["_"] * n
+        sentence = SimpleNamespace(words=list(words), tags=tags)
         with torch.no_grad():
             enc = self.net.encode(make_batch([sentence], self.vocabs, self.pretrained_index))
             order = np.r_[1:n + 1, 0]                    # chart positions -> encoder positions
@@ -132,55 +127,61 @@ class NeuralParser(Parser):
 
         return SentenceScores(arc, trace, spine), label_logp
 
-    def _input_tags(self, tags):
-        return tags if self.uses_tags else ["_"] * len(tags)
+    # -- the scorer protocol ---------------------------------------------------------------------
+    def prepare(self, words, tags, sid) -> Prepared:
+        """The network's scores of the sentence (:meth:`scores`)."""
+        return Prepared(self.scores(words, tags))
 
-    # -- the cascade -----------------------------------------------------------------------------
-    def decode(self, words, tags, scores=None, config: PruneConfig | None = None):
-        """``(ChartResult, NeuralSentence)`` of one decode of a sentence under ``config``
-        (default: the parser's pruning); ``scores``: :meth:`scores`' pair when known."""
-        from ..parser.chart.run import parse_chart
-
+    def request(self, scores, config: PruneConfig | None = None) -> ChartRequest:
+        """The chart's tables of a sentence's :meth:`scores` under ``config`` (default:
+        the scorer's pruning), its context the candidate sentence."""
         config = config or self.prune
-        sc, label_logp = scores if scores is not None else self.scores(words, self._input_tags(tags))
+        sc, label_logp = scores
         s_pairs, t_pairs = head_pairs(sc, config), trace_pairs(sc, config)
         sent = candidate_sentence(sc, s_pairs, label_logp(*s_pairs), t_pairs, label_logp(*t_pairs, True), self.maps,
                                   self.inventory, config)
-        res = parse_chart(chart_tables(sent, self.inventory), self.rules, beam=config.beam, cube=config.cube,
-                          keep_items=False)
-        return res, sent
+        return ChartRequest(chart_tables(sent, self.inventory), config.beam, config.cube, sent)
+
+    def requests(self, words, tags, state):
+        """The tables under the tuned pruning, then under relaxed pruning."""
+        for config in (self.prune, relaxed(self.prune)):
+            yield self.request(state, config)
+
+    def spines(self, request: ChartRequest, result) -> list[str]:
+        sent = request.context
+        ids = sent.sp_id[sent.sp_off[:sent.n] + result.spines[:sent.n]]
+        return [self.inventory.identities[int(s)] for s in ids]
+
+    def without_chart(self, words, tags, sid, state):
+        """None: the neural scorer has no graph of its own besides the baseline."""
+        return None
+
+    def decode(self, words, tags, scores=None, config: PruneConfig | None = None):
+        """``(ChartResult, NeuralSentence)`` of one decode of a sentence under ``config``
+        (default: the scorer's pruning); ``scores``: :meth:`scores`' pair when known."""
+        from ...chart.run import parse_chart
+
+        req = self.request(scores if scores is not None else self.scores(words, tags), config)
+        res = parse_chart(req.tables, self.rules, beam=req.beam, cube=req.cube, keep_items=False)
+        return res, req.context
 
     def graph_of(self, words, tags, res, sent, sid=None) -> Graph:
         """The :class:`~plgraph.graph.Graph` of a chart result over ``sent``."""
-        from ..parser.parsing.decode import decoded_graph
+        from ...parsing.decode import decoded_graph
 
-        ids = sent.sp_id[sent.sp_off[:sent.n] + res.spines[:sent.n]]
-        return decoded_graph(words, tags, res.edges, [self.inventory.identities[int(s)] for s in ids], self.vocab,
+        return decoded_graph(words, tags, res.edges, self.spines(ChartRequest(None, 0, 0, sent), res), self.vocab,
                              sid=sid, options=self.options)
-
-    def _cascade(self, words, tags, sid):
-        scores = self.scores(words, self._input_tags(tags))
-        status = "parsed"
-        for config in (self.prune, relaxed(self.prune)):
-            res, sent = self.decode(words, tags, scores, config)
-            if res.parsed:
-                reason = "" if status == "parsed" else "the chart found no parse under the tuned pruning"
-                return self.graph_of(words, tags, res, sent, sid), status, reason, scores
-            if res.gave_up:                 # relaxed pruning would only need more
-                return None, "pass1", f"the chart {GAVE_UP_REASON}", scores
-            status = "relaxed"
-        return None, "pass1", "the chart found no parse, also under relaxed pruning", scores
 
     def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
         """The best projective tree of the head scores (Eisner, one ROOT dependent) with
         each word's most probable spine and each edge's most probable structural label
         among those that join the two spines (:meth:`_joining`), no traces (``state``:
-        :meth:`scores`' pair when known)."""
-        from ..convert.validity import with_head_spines
-        from ..dep._eisner import eisner1
-        from ..parser.parsing.decode import decoded_graph
+        :meth:`prepare`'s, the sentence's :meth:`scores`, when known)."""
+        from ....convert.validity import with_head_spines
+        from ....dep._eisner import eisner1
+        from ...parsing.decode import decoded_graph
 
-        sc, label_logp = state if state is not None else self.scores(words, self._input_tags(tags))
+        sc, label_logp = state if state is not None else self.scores(words, tags)
         n = sc.n
         S = np.full((n + 1, n + 1), -np.inf)            # Eisner's positions: 0 ROOT, word w at w + 1
         S[0, 1:] = sc.arc[:, n]
@@ -208,9 +209,9 @@ class NeuralParser(Parser):
         ``-inf`` elsewhere.  Where no label does, the labels that attach to a node of the
         parent's spine stay possible, and where none does either, every label
         (:func:`~plgraph.convert.validity.repair_graph` then mends the edge)."""
-        from ..convert.validity import ROOT_NODE
-        from ..shp import top_node_name
-        from ..spine import spine_node_names
+        from ....convert.validity import ROOT_NODE
+        from ....shp import top_node_name
+        from ....spine import spine_node_names
 
         child, parent = self._label_nodes
         n = len(spines)
@@ -229,4 +230,4 @@ def prune_dict(config: PruneConfig) -> dict:
     return asdict(config)
 
 
-__all__ = ["NeuralParser", "prune_dict"]
+__all__ = ["NeuralScorer", "prune_dict"]

@@ -1,16 +1,17 @@
-"""The neural parser's model folder (``.npz`` + JSON, never a pickle; every file written
-atomically, :mod:`plgraph.files.atomic`).
+"""The neural scorer's model folder (``.npz`` + JSON, never a pickle; every file written
+atomically, :mod:`plgraph.files.atomic`): a :class:`~plgraph.parser.folder.ScorerFolder`
+whose payload is the network.
 
 ``neural.json``
     format ``plgraph-neural`` and ``format_version``; ``network`` (the
-    :class:`~plgraph.neural.network.NetworkConfig` as a dict), ``sizes`` (the network's
+    :class:`~plgraph.parser.scoring.neural.network.NetworkConfig` as a dict), ``sizes`` (the network's
     input and output sizes), ``vocabularies`` (word forms, characters, tags, spine
-    identities: :class:`~plgraph.neural.data.Vocabularies`), ``options`` (the training
+    identities: :class:`~plgraph.parser.scoring.neural.data.Vocabularies`), ``options`` (the training
     run's options), ``conversion`` (the graphs' conversion options), ``rules`` (how the
     rules were counted), ``files`` (CRC-32 of ``labels.json``, ``rules.npz``,
     ``rules.npz.json``), ``weights`` (the epoch of ``neural.npz``, its dev scores and the
     CRC-32 of its arrays), ``decode`` (the decoding options,
-    :class:`~plgraph.neural.prune.PruneConfig`, tuned on dev) and ``curves`` (one row per
+    :class:`~plgraph.parser.scoring.neural.prune.PruneConfig`, tuned on dev) and ``curves`` (one row per
     epoch).
 ``neural.npz``
     the network's parameters (float32, by their torch names) after the best epoch on dev.
@@ -34,14 +35,14 @@ import os
 
 import numpy as np
 
-from ..files.atomic import atomic_json, atomic_savez, atomic_text
-from ..errors import ModelFileError
-from ..files.modelfile import check_crc32, content_crc32, load_header, load_json, load_npz
-from ..parser.model import file_crc32
-from ..parser.parsing.scorers import SCORERS, scorer_dir
-from ..parser.scoring.labels import LabelVocab
-from ..files.replacement import refuse_pending, replace_folder
-from ..rules.tables import RuleTables
+from ....errors import ModelFileError
+from ....files.atomic import atomic_json, atomic_savez, atomic_text
+from ....files.modelfile import content_crc32, load_json, load_npz
+from ....files.replacement import replace_folder
+from ....rules.tables import RuleTables
+from ...folder import ScorerFolder
+from ..labels import LabelVocab
+from ..registry import SCORERS, scorer_dir
 
 FORMAT = "plgraph-neural"
 FORMAT_VERSION = 1
@@ -50,7 +51,6 @@ HEADER = SCORERS["neural"].header
 WEIGHTS = "neural.npz"
 CHECKPOINT = "checkpoint.json"
 CHECKPOINT_NPZ = "checkpoint.npz"
-_TIED = ("labels.json", "rules.npz", "rules.npz.json")
 HEADER_KEYS = {"format": str, "network": dict, "sizes": dict, "vocabularies": dict, "options": dict,
                "files": dict}
 #: the fields of neural.json its own ``crc32`` covers
@@ -64,7 +64,7 @@ SUBDIR = SCORERS["neural"].subdir
 
 def neural_dir(model_dir) -> str:
     """The neural model folder of ``model_dir``: itself when it holds a neural model's
-    header, else ``model_dir/neural`` (:func:`~plgraph.parser.parsing.scorers.scorer_dir`)."""
+    header, else ``model_dir/neural`` (:func:`~plgraph.parser.scoring.registry.scorer_dir`)."""
     return scorer_dir(model_dir, "neural")
 
 
@@ -73,38 +73,35 @@ def is_neural_folder(path) -> bool:
     return os.path.isfile(os.path.join(os.fspath(path), HEADER))
 
 
-class NeuralFolder:
+class NeuralFolder(ScorerFolder):
     """A neural model folder (module docstring): :meth:`create` starts one, :meth:`open`
     reads one back (header checked), :meth:`save_weights` / :meth:`save_checkpoint`
     record an epoch."""
 
-    def __init__(self, path, header: dict):
-        self.path = os.fspath(path)
-        self.header = header
-
-    def file(self, name: str) -> str:
-        return os.path.join(self.path, name)
+    HEADER = HEADER
+    FORMAT = FORMAT
+    FORMAT_VERSION = FORMAT_VERSION
+    HEADER_KEYS = HEADER_KEYS
+    HEADER_CRC_KEYS = HEADER_CRC_KEYS
+    WHAT = "neural model"
+    TRAIN_OPTIONS = " --scorer neural"
 
     @classmethod
     def create(cls, path, *, vocab: LabelVocab, rules: RuleTables, rules_info: dict, vocabularies: dict,
                network: dict, sizes: dict, options: dict, conversion) -> "NeuralFolder":
-        path = os.fspath(path)
-        os.makedirs(path, exist_ok=True)
-        vocab.save(os.path.join(path, "labels.json"))
-        rules.save(os.path.join(path, "rules.npz"), meta=rules_info)
+        """Write the labels, the rules and a ``neural.json`` with no weights yet into
+        ``path`` (created)."""
+        files = cls.write_tied(path, vocab, rules, rules_info)
         header = {"format": FORMAT, "format_version": FORMAT_VERSION, "network": network, "sizes": sizes,
                   "vocabularies": vocabularies, "options": options, "conversion": conversion, "rules": rules_info,
-                  "files": {n: file_crc32(os.path.join(path, n)) for n in _TIED}, "weights": None,
-                  "decode": None, "curves": []}
+                  "files": files, "weights": None, "decode": None, "curves": []}
         folder = cls(path, header)
         folder.write_header()
         return folder
 
     def write_header(self) -> None:
-        doc = {k: v for k, v in self.header.items() if k != "crc32"}
-        doc["crc32"] = content_crc32(None, doc, HEADER_CRC_KEYS)
-        self.header = doc
-        atomic_json(self.file(HEADER), doc)
+        """``neural.json`` with a fresh CRC, and ``curves.csv``."""
+        super().write_header()
         self._write_curves()
 
     def _write_curves(self) -> None:
@@ -123,27 +120,9 @@ class NeuralFolder:
         """Read ``neural.json`` (ModelFileError naming it when missing or damaged) and
         check the CRC-32 of the files tied to it; ModelFileError naming the list of files
         while a new model is replacing the folder's (:func:`replace_model`)."""
-        refuse_pending(path, f"python -m plgraph parser train --scorer neural --model-dir {os.fspath(path)} "
-                             f"--overwrite --resume")
-        hpath = os.path.join(os.fspath(path), HEADER)
-        doc = load_header(hpath, HEADER_KEYS, "neural model header", FORMAT, FORMAT_VERSION, "neural model")
-        check_crc32(doc, hpath, content_crc32(None, doc, HEADER_CRC_KEYS), "this model's files")
-        for name in _TIED:
-            fpath = os.path.join(os.fspath(path), name)
-            if not os.path.isfile(fpath):
-                raise ModelFileError(f"missing: the model's {name}", source=fpath)
-            if file_crc32(fpath) != doc["files"].get(name):
-                raise ModelFileError("checksum mismatch: the file does not belong to this model's neural.json",
-                                     source=fpath)
-        return cls(path, doc)
+        return cls(path, cls.read_header(path))
 
     # -- parts ------------------------------------------------------------------------------------
-    def vocab(self) -> LabelVocab:
-        return LabelVocab.load(self.file("labels.json"))
-
-    def rules(self) -> RuleTables:
-        return RuleTables.load(self.file("rules.npz"))
-
     @property
     def trained(self) -> bool:
         return bool(self.header.get("weights"))

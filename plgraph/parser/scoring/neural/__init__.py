@@ -9,25 +9,25 @@ scores, as it does from the linear passes' tables.
 
 Layout (one job per module):
 
-* :mod:`~plgraph.neural.data` (numpy only): the training targets of a graph, the word,
+* :mod:`~plgraph.parser.scoring.neural.data` (numpy only): the training targets of a graph, the word,
   character and tag vocabularies;
-* :mod:`~plgraph.neural.network` (torch): the encoder, the scorers and the local losses;
-* :mod:`~plgraph.neural.prune` (numpy only): the chart's candidates and score tables from
+* :mod:`~plgraph.parser.scoring.neural.network` (torch): the encoder, the scorers and the local losses;
+* :mod:`~plgraph.parser.scoring.neural.prune` (numpy only): the chart's candidates and score tables from
   the network's log-probabilities -- pruning by the neural marginals takes the place of
   pass 1, the classifiers and pass 2;
-* :mod:`~plgraph.neural.folder`: the model folder (``.npz`` + JSON, never a pickle);
-* :mod:`~plgraph.neural.train`: :func:`~plgraph.neural.train.train_neural` with its
-  :class:`~plgraph.neural.train.NeuralTrainConfig` (checkpoints, ``resume``, Ctrl-C);
-* :mod:`~plgraph.neural.parser`: :class:`~plgraph.neural.parser.NeuralParser`, a
-  :class:`plgraph.parser.parsing.parser.Parser` (what :meth:`~plgraph.parser.parsing.parser.Parser.load`
-  gives for a folder's neural scorer).
+* :mod:`~plgraph.parser.scoring.neural.folder`: the model folder (``.npz`` + JSON, never a pickle);
+* :mod:`~plgraph.parser.scoring.neural.train`: :func:`~plgraph.parser.scoring.neural.train.train_neural` with its
+  :class:`~plgraph.parser.scoring.neural.train.NeuralTrainConfig` (checkpoints, ``resume``, Ctrl-C);
+* :mod:`~plgraph.parser.scoring.neural.scorer`: :class:`~plgraph.parser.scoring.neural.scorer.NeuralScorer`,
+  a :class:`~plgraph.parser.scoring.protocol.Scorer` (what
+  :meth:`~plgraph.parser.parsing.parser.Parser.load` composes for a folder's neural scorer).
 
-Only :mod:`~plgraph.neural.network` and what imports it need torch;
+Only :mod:`~plgraph.parser.scoring.neural.network` and what imports it need torch;
 :func:`require_torch` is the one place that says how to get it.
 """
 from __future__ import annotations
 
-from ..errors import InputError
+from ....errors import InputError
 
 
 def require_torch():

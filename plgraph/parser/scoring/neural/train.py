@@ -1,10 +1,12 @@
-"""Training the neural scorer: :func:`train_neural` with its :class:`NeuralTrainConfig`.
+"""Training the neural scorer: :func:`train_neural` with its :class:`NeuralTrainConfig`
+(:func:`plgraph.parser.training.pipeline.train` with ``TrainConfig(scorer="neural")``
+comes here through :func:`train_scorer`).
 
 The run reads the train and dev splits (sentences of at most ``max_words`` words; a
 sentence that cannot be read or has no target is counted and skipped), builds the edge
 labels and rules of the train split (as the linear parser does), the vocabularies and
 the POS tagger (``tagger.json``: predicted tags at parse time), then trains the
-network on the local losses (:meth:`plgraph.neural.network.GraphScorer.loss`) with Adam
+network on the local losses (:meth:`plgraph.parser.scoring.neural.network.GraphScorer.loss`) with Adam
 (Dozat & Manning's betas 0.9/0.9, learning rate decayed by 0.75 every 5,000 steps as in
 SuPar, gradients clipped to norm 5), batches of about ``batch_words`` words.
 
@@ -17,7 +19,7 @@ A checkpoint of the last epoch (parameters, Adam's state, random generators) let
 epoch (:mod:`plgraph.signals`).  With a seed the run is deterministic on CPU
 with the same number of ``threads``.
 
-After training the decoding options are tuned on dev (:func:`plgraph.neural.tune.tune_decode`)
+After training the decoding options are tuned on dev (:func:`plgraph.parser.scoring.neural.tune.tune_decode`)
 unless ``tune`` is off.
 """
 from __future__ import annotations
@@ -25,15 +27,15 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field, replace
-from typing import Callable
+from dataclasses import asdict, replace
+from typing import Callable, Mapping
 
 import numpy as np
 
-from ..errors import InputError, ModelFileError, OutputError, PlgraphError
-from ..signals import check_interrupt, deferred_interrupts
-from ..parser.training.pipeline import to_stderr
-from .config import NetworkConfig
+from ....errors import InputError, ModelFileError, OutputError, PlgraphError
+from ....signals import check_interrupt, deferred_interrupts
+from ...training.pipeline import to_stderr
+from .config import NetworkConfig, NeuralTrainConfig
 
 #: the options of a run that a resumed run must not change
 _FIXED = ("max_words", "limit", "seed", "batch_words", "lr", "embeddings", "network")
@@ -44,60 +46,31 @@ class TrainingDiverged(PlgraphError):
     and the folder keeps what the last finished epoch wrote."""
 
 
-@dataclass(frozen=True)
-class NeuralTrainConfig:
-    """A neural training run into ``model_dir`` (module docstring).  ``ptb``: a full
-    treebank's folder (None: the sample); ``embeddings``: a word2vec / GloVe text file of
-    pretrained vectors (the words of the train split and the first
-    ``embeddings_limit`` lines are kept); ``threads``: torch's CPU threads; ``trace_precision``: the trace threshold's target
-    precision on dev (:func:`plgraph.neural.tune.tune_decode`; the issue's floor, 75);
-    ``keep``: the weights kept in ``neural.npz``, those of the ``best`` epoch on dev or of
-    the ``last`` one."""
+def neural_config(config) -> NeuralTrainConfig:
+    """The :class:`NeuralTrainConfig` of a :class:`~plgraph.parser.training.pipeline.TrainConfig`
+    of the neural scorer: into ``M/neural`` (:func:`~plgraph.parser.scoring.neural.folder.neural_dir`),
+    its shared fields (``max_words`` and ``seed`` None: this config's defaults) and the
+    options of ``config.neural``."""
+    from .folder import neural_dir
 
-    model_dir: str
-    ptb: str | None = None
-    network: NetworkConfig = field(default_factory=NetworkConfig)
-    epochs: int = 100
-    patience: int = 20
-    max_minutes: float | None = None
-    batch_words: int = 1000
-    lr: float = 2e-3
-    decay_steps: int = 5000
-    clip: float = 5.0
-    max_words: int = 40
-    limit: int | None = None
-    seed: int = 0
-    threads: int = 2
-    embeddings: str | None = None
-    embeddings_limit: int = 100000
-    resume: bool = False
-    overwrite: bool = False
-    tune: bool = True
-    trace_precision: float = 75.0
-    keep: str = "best"
-    progress: bool | None = None
+    opts = dict(config.neural)
+    if isinstance(opts.get("network"), Mapping):
+        opts["network"] = NetworkConfig(**opts["network"])
+    shared = {k: getattr(config, k) for k in ("max_words", "limit", "seed") if getattr(config, k) is not None}
+    return NeuralTrainConfig(model_dir=neural_dir(config.model_dir), ptb=config.ptb, threads=config.threads,
+                             resume=config.resume, overwrite=config.overwrite, progress=config.progress,
+                             **shared, **opts)
 
-    def __post_init__(self):
-        for name in ("epochs", "batch_words", "max_words", "threads"):
-            if getattr(self, name) < 1:
-                raise InputError(f"NeuralTrainConfig.{name} {getattr(self, name)}: expected at least 1")
-        if self.keep not in ("best", "last"):
-            raise InputError(f"NeuralTrainConfig.keep {self.keep!r}: expected 'best' or 'last'")
-        if not self.lr > 0 or not np.isfinite(self.lr):
-            raise InputError(f"NeuralTrainConfig.lr {self.lr}: expected a positive learning rate")
-        if self.max_minutes is not None and not self.max_minutes > 0:
-            raise InputError(f"NeuralTrainConfig.max_minutes {self.max_minutes}: expected a positive number of "
-                             f"minutes (None: no limit)")
 
-    def options(self) -> dict:
-        d = asdict(self)
-        for k in ("model_dir", "resume", "overwrite", "progress", "ptb"):
-            d.pop(k)
-        return d
+def train_scorer(config, *, log: Callable[[str], None] = print, warn: Callable[[str], None] = to_stderr) -> dict:
+    """Train the neural scorer of a :class:`~plgraph.parser.training.pipeline.TrainConfig`
+    (``scorer="neural"``; :func:`~plgraph.parser.training.pipeline.train` calls it):
+    :func:`train_neural` of :func:`neural_config`; the folder's final header."""
+    return train_neural(neural_config(config), log=log, warn=warn)
 
 
 def _data(config: NeuralTrainConfig, warn):
-    from ..parser.training.pipeline import read_split, short_graphs
+    from ...training.pipeline import read_split, short_graphs
 
     train, bad_tr = read_split("train", config.ptb, config.progress, warn, prog="plgraph neural")
     dev, bad_dv = read_split("dev", config.ptb, config.progress, warn, prog="plgraph neural")
@@ -207,11 +180,11 @@ def train_neural(config: NeuralTrainConfig, *, log: Callable[[str], None] = prin
     the folder's final header.  A folder holding a trained model is refused
     (OutputError) unless ``resume`` (continue its training) or ``overwrite``: then the
     new model trains into ``M/.plgraph-overwrite`` and replaces the old one only once
-    complete (:func:`~plgraph.neural.folder.replace_model`); ``overwrite`` with ``resume``
+    complete (:func:`~plgraph.parser.scoring.neural.folder.replace_model`); ``overwrite`` with ``resume``
     continues such a run that was interrupted.  A replacement that a killed run left half
     done is completed first (and is all that ``overwrite`` with ``resume`` then does)."""
-    from ..files.lock import folder_lock
-    from ..files.replacement import finish_replacement, work_dir
+    from ....files.lock import folder_lock
+    from ....files.replacement import finish_replacement, work_dir
     from .folder import NeuralFolder, is_neural_folder, replace_model
 
     mdir = config.model_dir
@@ -366,8 +339,8 @@ def _model_folder(config: NeuralTrainConfig, resuming: bool, all_train, train_gr
         vocab, rules = folder.vocab(), folder.rules()
         vocabs = Vocabularies.from_json(folder.header["vocabularies"])
     else:
-        from ..learn.loop import conversion_record
-        from ..parser.training.pipeline import vocab_and_rules, train_tagger
+        from ....learn.loop import conversion_record
+        from ...training.pipeline import vocab_and_rules, train_tagger
 
         vocab, rules, info, malformed = vocab_and_rules(all_train, config.progress)
         for sid, reason in malformed:
@@ -423,7 +396,7 @@ def _train_epoch(net, opt, sched, train_t, batches, vocabs, pretrained_index, co
     parts.  TrainingDiverged when a loss or gradient norm is not finite."""
     import torch
 
-    from .. import progress as P
+    from .... import progress as P
     from .batches import gold_batch, make_batch
 
     sums: dict = {}
@@ -471,4 +444,4 @@ def _diverged(folder, config: NeuralTrainConfig, epoch: int, what: str, best_epo
                             f"rate (--lr, now {config.lr:g}; --overwrite replaces the folder's model)")
 
 
-__all__ = ["NeuralTrainConfig", "TrainingDiverged", "train_neural", "local_scores"]
+__all__ = ["TrainingDiverged", "train_neural", "train_scorer", "neural_config", "local_scores"]

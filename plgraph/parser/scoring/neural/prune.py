@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..errors import InputError
-from ..parser.chart.tables import ChartTables, given_score_tables, spine_offsets
-from ..parser.scoring._pass2 import Candidates
-from ..parser.scoring._pass3 import SpineTables
+from ....errors import InputError
+from ...chart.tables import ChartTables, given_score_tables, spine_offsets
+from .._pass2 import Candidates
+from .._pass3 import SpineTables
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ def candidate_sentence(scores: SentenceScores, s_pairs, s_logp: np.ndarray, t_pa
     ``t_pairs`` the kept structural / trace pairs (:func:`head_pairs`,
     :func:`trace_pairs`) and ``s_logp`` / ``t_logp`` their label log-probabilities (one
     row per pair, over ``maps.structural`` / ``maps.trace``); ``maps``:
-    :class:`~plgraph.neural.data.LabelMaps`; ``inventory``:
+    :class:`~plgraph.parser.scoring.neural.data.LabelMaps`; ``inventory``:
     :class:`~plgraph.parser.scoring.pass3.SpineInventory` over the network's spine classes."""
     n = scores.n
     per_pair: dict = {}

@@ -7,10 +7,11 @@ What the rest of the linear cascade asks of them is written down here as
 :class:`PassScorer` (and :class:`Pass2Scorer` for what pass 3's pruning reads off pass 2):
 they fill per-sentence score tables (:class:`~plgraph.parser.chart.tables.ChartTables`),
 and the chart never sees a weight or a feature.  This is the linear scorer's internal
-business: the neural scorer is not a pass (:mod:`plgraph.neural`; it scores whole
-sentences with its own network and gives the chart its tables through
+business (:class:`~plgraph.parser.scoring.linear.LinearScorer`): the neural scorer is not a
+pass (:mod:`plgraph.parser.scoring.neural`; it scores whole sentences with its own network
+and gives the chart its tables through
 :func:`~plgraph.parser.chart.tables.given_score_tables`), and what every scorer offers the
-parser is :class:`~plgraph.parser.parsing.parser.Parser`.
+parser is :class:`~plgraph.parser.scoring.protocol.Scorer`.
 
 Who calls what:
 

@@ -1,9 +1,9 @@
 """Tuning the neural parser's decoding on dev: :func:`tune_decode`.
 
-The trace threshold ``trace_bias`` (:class:`~plgraph.neural.prune.PruneConfig`) is chosen on
+The trace threshold ``trace_bias`` (:class:`~plgraph.parser.scoring.neural.prune.PruneConfig`) is chosen on
 the dev split's local trace decisions, without the chart: a word pair the pruning keeps
 (trace probability at least ``trace_min``) scores ``logit + log P(best type) + bias``
-as a trace edge in the chart (:mod:`plgraph.neural.prune`), so the pairs with a positive
+as a trace edge in the chart (:mod:`plgraph.parser.scoring.neural.prune`), so the pairs with a positive
 score are the traces the bias lets in, if the rest of the graph allows them.  Over the
 grid :data:`BIAS_GRID`, against the gold trace pairs, the bias with the highest
 unlabelled trace recall at a precision of at least ``trace_precision`` (%) is kept -- the
@@ -23,22 +23,22 @@ import numpy as np
 BIAS_GRID = tuple(round(x, 2) for x in np.arange(-3.0, 3.01, 0.25))
 
 
-def trace_decisions(parser, graphs, progress=None) -> tuple[np.ndarray, np.ndarray]:
+def trace_decisions(scorer, graphs, progress=None) -> tuple[np.ndarray, np.ndarray]:
     """``(scores, gold, missed)`` of ``graphs`` (gold tags): over every ordered word pair
     the pruning keeps, ``logit + log P(best type)`` and whether gold has a trace there;
     and how many gold traces the pruning drops."""
-    from .. import progress as P
-    from ..parser.scoring.pass2 import gold_graph
+    from .... import progress as P
+    from ..pass2 import gold_graph
     from .prune import trace_pairs
 
     scores, gold, missed = [], [], 0
     with P.bar(len(graphs), "tuning the trace threshold", progress, unit="sentence") as bar:
         for g in graphs:
-            sc, label_logp = parser.scores(g.words, parser._input_tags(g.tags))
-            G, _ = gold_graph(g, parser.vocab)
+            sc, label_logp = scorer.scores(g.words, g.tags)
+            G, _ = gold_graph(g, scorer.vocab)
             n = len(g)
             is_gold = G.t[:n, :n] >= 0
-            c, p = trace_pairs(sc, parser.prune)
+            c, p = trace_pairs(sc, scorer.prune)
             if c.size:
                 scores.append(sc.trace[c, p] + label_logp(c, p, True).max(-1))
                 gold.append(is_gold[c, p])
@@ -75,13 +75,12 @@ def tune_decode(folder, dev_graphs, *, trace_precision: float = 75.0, log: Calla
                 progress=None):
     """Tune ``trace_bias`` on ``dev_graphs`` (module docstring) and record the decoding
     options in the folder's ``neural.json`` (``decode``; the curve as ``trace_bias_curve``);
-    the :class:`~plgraph.neural.prune.PruneConfig`."""
-    from .parser import NeuralParser
+    the :class:`~plgraph.parser.scoring.neural.prune.PruneConfig`."""
     from .prune import PruneConfig
+    from .scorer import NeuralScorer
 
-    parser = NeuralParser.load(folder.path, tagger=False, threads=None)
-    parser = parser.with_prune(trace_bias=0.0)
-    scores, gold, missed = trace_decisions(parser, dev_graphs, progress)
+    scorer = NeuralScorer.load(folder.path, threads=None).with_options(trace_bias=0.0)
+    scores, gold, missed = trace_decisions(scorer, dev_graphs, progress)
     rows = bias_curve(scores, gold, missed)
     best = pick_bias(rows, trace_precision)
     config = replace(PruneConfig(**(folder.header.get("decode") or {})), trace_bias=best["trace_bias"])
