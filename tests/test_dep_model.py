@@ -14,7 +14,7 @@ from plgraph.dep import _kernels as KN
 from plgraph.dep.conll import read_conll, write_conll
 from plgraph.dep.evaluate import evaluate
 from plgraph.dep.features import NONE_SIB
-from plgraph.dep.model import DepConfig, DepModel
+from plgraph.dep.model import DepConfig, DepModel, kernel_sentences
 from plgraph.dep.train import _BatchDecoder, train
 from plgraph.learn import make_learner
 from plgraph.learn._kernels import BLOCK_MASK, BLOCK_SHIFT, label_score, table_lookup, wread_many
@@ -29,8 +29,9 @@ def _direct_arc_score(model, enc, i, h, d, label, w):
     PH, PD, PX = KN.part_hashes(st.tseed, st.tmpl, enc.atoms, NONE_SIB, r0, n)
     locs = KN._between_locs(enc.atoms, r0, n, st.betw_col)
     keys = np.empty(len(st.head_t) + len(st.dep_t) + len(st.pair_t) + len(st.betw_t) * (n + 1) + 1, np.uint64)
-    c, _ = KN.arc_keys(h, d, True, st.tflags, PH, PD, PX, enc.atoms, r0, st.head_t, st.dep_t, st.pair_t, st.betw_t,
-                       locs, np.zeros(n + 2, np.int64), 0, keys)
+    sent = KN.SentenceParts(r0, n, enc.atoms, PH, PD, PX)
+    bufs = KN.ArcKeyBuffers(locs, np.zeros(n + 2, np.int64), keys)
+    c, _ = KN.arc_keys(h, d, True, sent, st.kernel_templates(), bufs, 0)
     acc = np.zeros(1 + tx.K + tx.n_nodes)
     for k in keys[:c]:
         ref = table_lookup(model.btable, k)
@@ -65,8 +66,7 @@ def test_gold_features_collected_in_chunks_equal_one_pass_over_every_key(ewt_tra
 
     model, enc, _ = DepModel.build(ewt_train_small[:300], DepConfig(order=1))
     static = _Static.build(compile_templates(model.config.templates, model.config.dd), None)
-    args = (enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, enc.heads, enc.labels, static.tseed, static.tmpl,
-            static.tflags, static.head_t, static.dep_t, static.pair_t, static.betw_t, static.betw_col)
+    args = (kernel_sentences(enc), static.kernel_templates())
     total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
     keys, labs = np.empty(total, np.uint64), np.empty(total, np.int64)
     KN.gold_feature_keys(*args, False, keys, labs)
@@ -183,8 +183,7 @@ def test_subgradient_is_the_score_difference(small_model):
         pl = dec.pred_labels[w0:w0 + n]
         gh = np.r_[-1, enc.heads[w0:w0 + n]]
         gl = enc.labels[w0:w0 + n]
-        S, LAB, SIB = KN.sentence_scores(i, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *model._struct_args(),
-                                         lrn.w, 2)
+        S, LAB, SIB = KN.sentence_scores(i, kernel_sentences(enc), *model.kernel_tables(), lrn.w, 2)
 
         def tree(heads, labels):
             arcs = sum(_direct_arc_score(model, enc, i, heads[d], d, int(labels[d - 1]), lrn.w) for d in
@@ -293,16 +292,15 @@ def _loss_augmented_decode(model, enc, i, w):
     """What train_batch decodes for sentence i, computed with plain reads of ``w``."""
     from plgraph.dep._eisner import eisner2
 
-    st, tx = model.static, model.taxonomy
+    st = model.static
     n, w0, r0 = int(enc.n[i]), int(enc.word0[i]), int(enc.row0[i]) + 1
     PH, PD, PX = KN.part_hashes(st.tseed, st.tmpl, enc.atoms, NONE_SIB, r0, n)
-    q0, u0 = np.zeros((0, 2)), np.zeros(0, np.int32)
-    S, LAB = KN.score_arcs(r0, n, enc.atoms, PH, PD, PX, enc.heads[w0:w0 + n], enc.labels[w0:w0 + n], True, 1.0,
-                           1.0, st.tflags, st.head_t, st.dep_t, st.pair_t, st.betw_t, st.betw_col, model.btable,
-                           model.bloom, model.fnode, tx.nodelevel, tx.anc, tx.K, model.cpos_keys, model.lab_off,
-                           model.lab_list, w, q0, u0, 0, 0.0, 0.0, 0)
-    SIB = KN.score_siblings(r0, n, enc.atoms, PH, PD, PX, st.tflags, st.sib_t, np.int64(model.n_arc_weights),
-                            np.uint64(model.sib_size - 1), w, q0, u0, 0, 0.0, 0.0, 0)
+    sent = KN.SentenceParts(r0, n, enc.atoms, PH, PD, PX)
+    cost = KN.ArcCost(enc.heads[w0:w0 + n], enc.labels[w0:w0 + n], 1.0, 1.0)
+    tpl, feat = model.kernel_tables()
+    wts = KN.WeightArrays(w, np.zeros((0, 2)), np.zeros(0, np.int32))
+    S, LAB = KN.score_arcs(sent, cost, True, tpl, feat, wts, 0, 0.0, 0.0, 0)
+    SIB = KN.score_siblings(sent, tpl, feat, wts, 0, 0.0, 0.0, 0)
     heads, _ = eisner2(S, SIB, model.multi_root)
     return list(heads[1:]), [int(LAB[heads[d], d]) for d in range(1, n + 1)]
 

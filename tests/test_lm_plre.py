@@ -34,9 +34,11 @@ def one_slice(T, kappa, restarts=1, seed=0):
     U = np.zeros(u_ptr[-1] * restarts)
     W = np.zeros(w_ptr[-1] * restarts)
     seeds = seed + 104_729 * np.arange(restarts, dtype=np.int64)
-    args = (seeds, kap, np.array([0], np.int64), np.array([n_rows], np.int64), np.array([0, n_cols], np.int64),
-            np.arange(n_cols, dtype=np.int64), u_ptr, w_ptr, U, W, csr_ptr, cols[order].astype(np.int64),
-            vals[order], csc_ptr, rows.astype(np.int64), vals)
+    args = (K.SliceLayout(kap, np.array([0], np.int64), np.array([n_rows], np.int64), np.array([0, n_cols], np.int64),
+                          np.arange(n_cols, dtype=np.int64), u_ptr, w_ptr),
+            K.NMFFactors(seeds, U, W),
+            K.SparseLines(csr_ptr, cols[order].astype(np.int64), vals[order]),
+            K.SparseLines(csc_ptr, rows.astype(np.int64), vals))
     return args, U, W
 
 

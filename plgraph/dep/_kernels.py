@@ -22,12 +22,22 @@ Arrays (built by :mod:`plgraph.dep.model` from :mod:`plgraph.dep.features`):
 * weights are read through ``wread(w, q, u, nupd, eta, C, reg, e)`` (AdaGrad's lazy
   catch-up while training; ``reg = 0`` plain reads when parsing).
 
+The kernels take these arrays packed in named tuples: :class:`Sentences` (an encoded
+batch), :class:`Templates` and :class:`FeatureTables` (the model),
+:class:`WeightArrays` and ``plgraph.learn._kernels.WeightView`` (the weights and how to read
+them),
+:class:`DecodeSettings` and :class:`TrainOutputs` (a training batch); inside, one
+sentence travels as :class:`SentenceParts` with :class:`ArcKeyBuffers` and
+:class:`ArcCost`.
+
 Cache note: these kernels inline ``plgraph.learn._kernels`` and call
 ``plgraph.dep._eisner``; numba's cache only notices edits to this file, so
 :func:`plgraph.files._numba_cache.guard_cache` purges this module's cache files when those
 sources change.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -39,13 +49,138 @@ from . import _eisner as _eisner_module
 from ..learn._kernels import (BLOCK_MASK, BLOCK_SHIFT, accumulate_block, block_weight_indices, catchup_block,
                               combine,
                               filtered_lookup,
-                              label_score, mix64, wread)
+                              WeightView, label_score, mix64, wread)
 from ._eisner import eisner1, eisner2, max_marginals1, max_marginals2
 
 AGR = 99
 N_ATOMS = 7
 N_DIST = 6
 T_LEN, T_DD, T_KIND, T_POS, T_ATOM, T_AGR = 0, 1, 2, 3, 9, 15
+
+
+class Sentences(NamedTuple):
+    """An encoded batch of sentences (:class:`plgraph.dep.features.Encoded`).
+    ``row0``, ``word0``, ``nwords``: int64 (S,), sentence i's first atom row (its
+    ROOT is row ``row0[i] + 1``), the offset of its first word in ``heads``/``labels``,
+    its number of words; ``atoms``: uint64 (rows, N_COLS); ``heads``, ``labels``:
+    int64 (words,), gold heads (0 = ROOT, -1 unknown) and label ids (-1 unknown)."""
+    row0: np.ndarray
+    word0: np.ndarray
+    nwords: np.ndarray
+    atoms: np.ndarray
+    heads: np.ndarray
+    labels: np.ndarray
+
+
+class Templates(NamedTuple):
+    """The compiled feature templates.  ``tseed``: uint64 (T,); ``tmpl``: int64
+    (T, 16), columns ``T_LEN .. T_AGR``; ``tflags``: uint64 (2, T) 0/1, agreement atom
+    / direction + distance used; ``head_t``, ``dep_t``, ``pair_t``, ``betw_t``,
+    ``sib_t``: int64, the template indices of each kind; ``betw_col``: int64
+    (len(betw_t),), the atom column of each between template's ``b`` part;
+    ``none_sib``: uint64 (N_COLS,), the atoms of the "no sibling" pseudo-token."""
+    tseed: np.ndarray
+    tmpl: np.ndarray
+    tflags: np.ndarray
+    head_t: np.ndarray
+    dep_t: np.ndarray
+    pair_t: np.ndarray
+    betw_t: np.ndarray
+    betw_col: np.ndarray
+    sib_t: np.ndarray
+    none_sib: np.ndarray
+
+
+class FeatureTables(NamedTuple):
+    """The model's feature tables.  ``table``: key -> packed block reference
+    ``(start << BLOCK_SHIFT) | size`` (``plgraph.learn._kernels`` layout) and
+    ``bloom``, its Bloom filter (uint64 words); ``fnode``: int32 (arc weights,), the
+    taxonomy node of each weight; taxonomy ``nodelevel`` (int32 (nodes,)), ``anc``
+    (int32 (labels, K + 1)) and depth ``K`` (int); label restriction ``cpos_keys``
+    (uint64, sorted), ``lab_off`` (int64 (classes + 1,)), ``lab_list`` (int64);
+    sibling weights ``sib_base + (key & sib_mask)``: ``sib_base`` int64 (the number
+    of arc weights), ``sib_mask`` uint64 (sibling weights - 1, 0 without siblings)."""
+    table: np.ndarray
+    bloom: np.ndarray
+    fnode: np.ndarray
+    nodelevel: np.ndarray
+    anc: np.ndarray
+    K: int
+    cpos_keys: np.ndarray
+    lab_off: np.ndarray
+    lab_list: np.ndarray
+    sib_base: np.int64
+    sib_mask: np.uint64
+
+
+class WeightArrays(NamedTuple):
+    """The arrays weights are read through (``wread``'s ``w, q, u``): ``w`` float32
+    or float64 (weights,); ``q`` float64 (weights, 2) and ``u`` int32 (weights,),
+    AdaGrad's accumulators and time stamps, or (0, 2) and (0,) for plain reads.  The
+    reading scalars ``nupd, eta, C, reg`` are separate kernel arguments (plain reads:
+    ``0, 0.0, 0.0, 0``)."""
+    w: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+
+
+class DecodeSettings(NamedTuple):
+    """Settings of the loss-augmented decode: ``order`` (int, 1 or 2), ``multi_root``
+    (bool, several dependents of ROOT allowed), the Hamming costs ``cost_head`` (wrong
+    head) and ``cost_label`` (right head, wrong label), float."""
+    order: int
+    multi_root: bool
+    cost_head: float
+    cost_label: float
+
+
+class TrainOutputs(NamedTuple):
+    """What :func:`train_batch` writes for a batch of B sentences: batch sentence b's
+    subgradient entries go to ``idx`` (int64) / ``val`` (float64) from ``goff[b]``
+    (int64 (B + 1,), room for every entry it can have), ``cnt[b]`` (int64 (B,)) is
+    their number, ``err[b]`` (float64 (B,)) its Hamming errors; ``pred_heads``,
+    ``pred_labels``: int64 (words,), the decoded trees at the word offsets of
+    :class:`Sentences`."""
+    goff: np.ndarray
+    idx: np.ndarray
+    val: np.ndarray
+    cnt: np.ndarray
+    err: np.ndarray
+    pred_heads: np.ndarray
+    pred_labels: np.ndarray
+
+
+class SentenceParts(NamedTuple):
+    """One sentence as the key kernels read it: ``r0`` (int), the atom row of its
+    ROOT; ``n`` (int), its number of words; ``atoms``: the batch's atom rows (uint64);
+    ``PH``, ``PD``, ``PX``: uint64 (T, n + 2), its partial hashes
+    (:func:`part_hashes`)."""
+    r0: int
+    n: int
+    atoms: np.ndarray
+    PH: np.ndarray
+    PD: np.ndarray
+    PX: np.ndarray
+
+
+class ArcKeyBuffers(NamedTuple):
+    """The arrays :func:`arc_keys` works in, for one sentence of n words: ``locs``,
+    int64 (max(len(betw_t), 1), n + 2), from :func:`_between_locs`; ``seen``, int64
+    (n + 2,), zeros to start with stamp 0 (values already taken, by stamp);
+    ``keys``, uint64, room for every key of one arc."""
+    locs: np.ndarray
+    seen: np.ndarray
+    keys: np.ndarray
+
+
+class ArcCost(NamedTuple):
+    """The Hamming cost of one sentence's arcs: gold ``heads`` and ``labels``, int64
+    (n,), indexed by dependent - 1; ``cost_head`` (wrong head) and ``cost_label``
+    (right head, wrong label), float."""
+    heads: np.ndarray
+    labels: np.ndarray
+    cost_head: float
+    cost_label: float
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -176,13 +311,18 @@ def _between_locs(atoms, r0, n, betw_col):
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def arc_keys(h, d, with_token, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs, seen, stamp,
-             keys):
-    """Keys of every labelled feature of the arc h -> d into ``keys``; returns
+def arc_keys(h, d, with_token, sent, tpl, bufs, stamp):
+    """Keys of every labelled feature of the arc h -> d of sentence ``sent``
+    (:class:`SentenceParts`) into ``bufs.keys`` (:class:`ArcKeyBuffers`); returns
     (count, new stamp).  ``with_token`` adds the head-side and dependent-side
     (token-level) templates, which scoring precomputes per token instead.  The
     between templates fire once per distinct value among the words between."""
-    agrv, ddv = arc_values(atoms, r0, h, d, abs(h - d))
+    tflags, PH, PD, PX = tpl.tflags, sent.PH, sent.PD, sent.PX
+    head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
+    locs = bufs.locs
+    seen = bufs.seen        # written: plain assignments (see train_batch)
+    keys = bufs.keys
+    agrv, ddv = arc_values(sent.atoms, sent.r0, h, d, abs(h - d))
     c = 0
     if with_token:
         for j in range(head_t.shape[0]):
@@ -208,11 +348,15 @@ def arc_keys(h, d, with_token, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pai
 
 
 @njit(cache=NUMBA_CACHE)
-def _token_accumulators(n, side_t, is_dep, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd, eta,
-                        C, reg):
-    """Accumulators of the token-level templates of every token as head (``is_dep``
-    False) or dependent, per direction and distance bin: (n + 1, 2, N_DIST, A).  Only
-    combinations that some arc of the sentence uses are filled."""
+def _token_accumulators(sent, side_t, is_dep, tpl, feat, wts, nupd, eta, C, reg):
+    """Accumulators of the token-level templates ``side_t`` of every token of ``sent``
+    as head (``is_dep`` False) or dependent, per direction and distance bin:
+    (n + 1, 2, N_DIST, A).  Only combinations that some arc of the sentence uses are
+    filled.  Weights are read through ``wread(wts.w, wts.q, wts.u, nupd, eta, C, reg, e)``."""
+    n, PH, PD, PX = sent.n, sent.PH, sent.PD, sent.PX
+    tflags = tpl.tflags
+    table, bloom, fnode, nodelevel, K = feat.table, feat.bloom, feat.fnode, feat.nodelevel, feat.K
+    wv = WeightView(wts.w, wts.q, wts.u, nupd, eta, C, reg)
     A = 1 + K + nodelevel.shape[0]
     out = np.empty((n + 1, 2, N_DIST, A))      # combinations no arc uses stay unwritten (never read)
     plain = np.empty(A)
@@ -231,7 +375,7 @@ def _token_accumulators(n, side_t, is_dep, tflags, PH, PD, PX, table, bloom, fno
             ref = filtered_lookup(table, bloom, tkey(ti, tflags, PH, PD, PX, h, d, 0, np.uint64(0), np.uint64(0)))
             if ref >= 0:
                 o = ref >> BLOCK_SHIFT
-                accumulate_block(o, o + (ref & BLOCK_MASK), fnode, nodelevel, K, w, q, u, nupd, eta, C, reg, plain)
+                accumulate_block(o, o + (ref & BLOCK_MASK), fnode, nodelevel, K, wv, plain)
         for dirv in range(2):
             # farthest partner on this side: heads take dependents 1..n, dependents heads 0..n
             if is_dep:
@@ -253,8 +397,7 @@ def _token_accumulators(n, side_t, is_dep, tflags, PH, PD, PX, table, bloom, fno
                     ref = filtered_lookup(table, bloom, tkey(ti, tflags, PH, PD, PX, h, d, 0, np.uint64(0), ddv))
                     if ref >= 0:
                         o = ref >> BLOCK_SHIFT
-                        accumulate_block(o, o + (ref & BLOCK_MASK), fnode, nodelevel, K, w, q, u, nupd, eta, C, reg,
-                                         acc)
+                        accumulate_block(o, o + (ref & BLOCK_MASK), fnode, nodelevel, K, wv, acc)
     return out
 
 
@@ -271,30 +414,35 @@ def coarse_index(atoms, r0, n, cpos_keys):
 
 
 @njit(cache=NUMBA_CACHE)
-def score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, use_cost, cost_head, cost_label, tflags, head_t, dep_t, pair_t,
-               betw_t, betw_col, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, w, q, u, nupd,
-               eta, C, reg):
-    """Best-label arc scores of one sentence: (S, LAB), ``S[h, d]`` = max over the
-    arc's candidate labels l of score(h, d, l) (+ Hamming cost when ``use_cost``),
-    ``LAB[h, d]`` = that l.
+def score_arcs(sent, cost, use_cost, tpl, feat, wts, nupd, eta, C, reg):
+    """Best-label arc scores of sentence ``sent`` (:class:`SentenceParts`): (S, LAB),
+    ``S[h, d]`` = max over the arc's candidate labels l of score(h, d, l) (+ Hamming
+    cost when ``use_cost``), ``LAB[h, d]`` = that l.
 
-    Cost: ``cost_head`` if h is not d's gold head, else ``cost_label`` if l is not the
-    gold label (gold arrays ``gh``/``gl`` are indexed by d - 1)."""
+    Cost (:class:`ArcCost`): ``cost.cost_head`` if h is not d's gold head, else
+    ``cost.cost_label`` if l is not the gold label (``cost.heads``/``cost.labels`` are
+    indexed by d - 1).  Weights are read through ``wread(wts.w, wts.q, wts.u, nupd,
+    eta, C, reg, e)``."""
+    r0, n, atoms = sent.r0, sent.n, sent.atoms
+    head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
+    fnode, nodelevel, anc, K = feat.fnode, feat.nodelevel, feat.anc, feat.K
+    table, bloom, cpos_keys, lab_off, lab_list = feat.table, feat.bloom, feat.cpos_keys, feat.lab_off, feat.lab_list
+    wv = WeightView(wts.w, wts.q, wts.u, nupd, eta, C, reg)
+    gh, gl = cost.heads, cost.labels
     A = 1 + K + nodelevel.shape[0]
     NC = cpos_keys.shape[0] + 1
     # np.bool_(...), not a literal True/False: numba compiles one version for both values (use_cost,
     # tested in the label loop, stays a literal in the callers: a version each)
     as_head, as_dep = np.bool_(False), np.bool_(True)
-    HV = _token_accumulators(n, head_t, as_head, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
-                             eta, C, reg)
-    DV = _token_accumulators(n, dep_t, as_dep, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
-                             eta, C, reg)
+    HV = _token_accumulators(sent, head_t, as_head, tpl, feat, wts, nupd, eta, C, reg)
+    DV = _token_accumulators(sent, dep_t, as_dep, tpl, feat, wts, nupd, eta, C, reg)
     cidx = coarse_index(atoms, r0, n, cpos_keys)
     nb = betw_t.shape[0]
-    locs = _between_locs(atoms, r0, n, betw_col)
+    locs = _between_locs(atoms, r0, n, tpl.betw_col)
     seen = np.zeros(n + 2, np.int64)
     stamp = 0
     keys = np.empty(pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+    bufs = ArcKeyBuffers(locs, seen, keys)
     refs = np.empty(keys.shape[0], np.int64)
     S = np.full((n + 1, n + 1), -np.inf)
     LAB = np.zeros((n + 1, n + 1), np.int64)
@@ -303,8 +451,7 @@ def score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, use_cost, cost_head, cost_label
         for d in range(1, n + 1):
             if d == h:
                 continue
-            c, stamp = arc_keys(h, d, False, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs,
-                                seen, stamp, keys)
+            c, stamp = arc_keys(h, d, False, sent, tpl, bufs, stamp)
             # look every key up first (independent cache misses overlap), then read weights
             m = 0
             for j in range(c):
@@ -320,7 +467,7 @@ def score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, use_cost, cost_head, cost_label
                 acc[a] = hv[a] + dv[a]
             for j in range(m):
                 o = refs[j] >> BLOCK_SHIFT
-                accumulate_block(o, o + (refs[j] & BLOCK_MASK), fnode, nodelevel, K, w, q, u, nupd, eta, C, reg, acc)
+                accumulate_block(o, o + (refs[j] & BLOCK_MASK), fnode, nodelevel, K, wv, acc)
             cls = (cidx[h] * NC + cidx[d]) * 2 + dirv
             best = -np.inf
             arg = 0
@@ -329,9 +476,9 @@ def score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, use_cost, cost_head, cost_label
                 s = label_score(acc, anc, K, l)
                 if use_cost:
                     if h != gh[d - 1]:
-                        s += cost_head
+                        s += cost.cost_head
                     elif l != gl[d - 1]:
-                        s += cost_label
+                        s += cost.cost_label
                 if s > best:
                     best = s
                     arg = l
@@ -341,9 +488,16 @@ def score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, use_cost, cost_head, cost_label
 
 
 @njit(cache=NUMBA_CACHE)
-def score_siblings(r0, n, atoms, PH, PD, PX, tflags, sib_t, sib_base, sib_mask, w, q, u, nupd, eta, C, reg):
+def score_siblings(sent, tpl, feat, wts, nupd, eta, C, reg):
     """``SIB[h, s, d]`` for every head h, dependent d and s in {h} + the words strictly
-    between them (s == h: d is h's first dependent on that side)."""
+    between them (s == h: d is h's first dependent on that side) of sentence ``sent``;
+    weights read as in :func:`score_arcs`."""
+    r0, n, atoms, PH, PD, PX = sent.r0, sent.n, sent.atoms, sent.PH, sent.PD, sent.PX
+    tflags, sib_t = tpl.tflags, tpl.sib_t
+    sib_base, sib_mask = feat.sib_base, feat.sib_mask
+    w = wts.w               # written by the catch-up when reg != 0: plain assignments (see train_batch)
+    q = wts.q
+    u = wts.u
     SIB = np.zeros((n + 1, n + 1, n + 1))
     for h in range(n + 1):
         for d in range(1, n + 1):
@@ -364,12 +518,17 @@ def score_siblings(r0, n, atoms, PH, PD, PX, tflags, sib_t, sib_base, sib_mask, 
 
 
 @njit(cache=NUMBA_CACHE)
-def catchup_sentence(r0, n, atoms, PH, PD, PX, order, tflags, head_t, dep_t, pair_t, betw_t, betw_col, sib_t, table,
-                     bloom, sib_base, sib_mask, w, q, u, nupd, eta, C, reg):
-    """Bring every weight that scoring sentence ``r0`` will read up to update ``nupd``
+def catchup_sentence(sent, order, tpl, feat, wts, nupd, eta, C, reg):
+    """Bring every weight that scoring sentence ``sent`` will read up to update ``nupd``
     (AdaGrad's lazy catch-up, the thesis's Algorithm 1 SCORE), so that the scorers can then
     read plainly.  Enumerates exactly what :func:`score_arcs` and
     :func:`score_siblings` read."""
+    r0, n, atoms, PH, PD, PX = sent.r0, sent.n, sent.atoms, sent.PH, sent.PD, sent.PX
+    tflags, head_t, dep_t, pair_t, betw_t, sib_t = tpl.tflags, tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t, tpl.sib_t
+    table, bloom, sib_base, sib_mask = feat.table, feat.bloom, feat.sib_base, feat.sib_mask
+    w = wts.w               # written by the catch-up: plain assignments (see train_batch)
+    q = wts.q
+    u = wts.u
     for side in range(2):
         side_t = head_t if side == 0 else dep_t
         for t in range(side, n + 1):
@@ -391,16 +550,16 @@ def catchup_sentence(r0, n, atoms, PH, PD, PX, order, tflags, head_t, dep_t, pai
                             o = ref >> BLOCK_SHIFT
                             catchup_block(o, o + (ref & BLOCK_MASK), w, q, u, nupd, eta, C, reg)
     nb = betw_t.shape[0]
-    locs = _between_locs(atoms, r0, n, betw_col)
+    locs = _between_locs(atoms, r0, n, tpl.betw_col)
     seen = np.zeros(n + 2, np.int64)
     stamp = 0
     keys = np.empty(pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+    bufs = ArcKeyBuffers(locs, seen, keys)
     for h in range(n + 1):
         for d in range(1, n + 1):
             if d == h:
                 continue
-            c, stamp = arc_keys(h, d, False, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs,
-                                seen, stamp, keys)
+            c, stamp = arc_keys(h, d, False, sent, tpl, bufs, stamp)
             for j in range(c):
                 ref = filtered_lookup(table, bloom, keys[j])
                 if ref >= 0:
@@ -419,25 +578,26 @@ def catchup_sentence(r0, n, atoms, PH, PD, PX, order, tflags, head_t, dep_t, pai
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def _arc_gradient(h, d, lab, sign, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs, seen, stamp,
-                  keys, table, bloom, fnode, anc, K, out_idx, out_val, pos):
-    c, stamp = arc_keys(h, d, True, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs, seen,
-                        stamp, keys)
+def _arc_gradient(h, d, lab, sent, tpl, feat, bufs, stamp, out_idx, pos):
+    """Weight indices of the labelled arc (h, d, lab) of ``sent`` into ``out_idx[pos:]``
+    (the caller writes their values); returns (new pos, new stamp)."""
+    table, bloom, fnode, anc, K = feat.table, feat.bloom, feat.fnode, feat.anc, feat.K
+    keys = bufs.keys
+    c, stamp = arc_keys(h, d, True, sent, tpl, bufs, stamp)
     for j in range(c):
         ref = filtered_lookup(table, bloom, keys[j])
         if ref >= 0:
-            p0 = pos
             o = ref >> BLOCK_SHIFT
             pos = block_weight_indices(o, o + (ref & BLOCK_MASK), lab, fnode, anc, K, out_idx, pos)
-            for t in range(p0, pos):
-                out_val[t] = sign
     return pos, stamp
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def _sibling_gradient(heads, n, sign, tflags, PH, PD, PX, atoms, r0, sib_t, sib_base, sib_mask, out_idx, out_val,
-                      pos):
-    """Entries for every (h, previous sibling, d) triple of the tree ``heads``."""
+def _sibling_gradient(heads, sign, sent, tpl, feat, out_idx, out_val, pos):
+    """Entries for every (h, previous sibling, d) triple of the tree ``heads`` of ``sent``."""
+    r0, n, atoms, PH, PD, PX = sent.r0, sent.n, sent.atoms, sent.PH, sent.PD, sent.PX
+    tflags, sib_t = tpl.tflags, tpl.sib_t
+    sib_base, sib_mask = feat.sib_base, feat.sib_mask
     for h in range(n + 1):
         for side in range(2):
             prev = h
@@ -458,13 +618,31 @@ def _sibling_gradient(heads, n, sign, tflags, PH, PD, PX, atoms, r0, sib_t, sib_
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def train_batch(batch, row0, word0, nwords, atoms, none_sib, gheads, glabels, tseed, tmpl, tflags, head_t, dep_t,
-                pair_t, betw_t, betw_col, sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list,
-                sib_base, sib_mask, w, q, u, nupd, eta, C, reg, order, multi_root, cost_head, cost_label, goff,
-                out_idx, out_val, out_cnt, out_err, pred_heads, pred_labels):
-    """Loss-augmented decode of every sentence of ``batch`` (in parallel) and the
-    subgradient f(prediction) - f(gold) of each into ``out_idx/out_val[goff[b]:]``
-    (``out_cnt[b]`` entries); ``out_err[b]`` = Hamming errors of the prediction."""
+def train_batch(batch, sents, tpl, feat, learner, settings, out):
+    """Loss-augmented decode of the sentences of ``sents`` (:class:`Sentences`) numbered
+    in ``batch`` (in parallel) with ``settings`` (:class:`DecodeSettings`) and the
+    weights of ``learner`` (a learner's ``read_args()`` as a
+    ``plgraph.learn._kernels.WeightView``), and the subgradient f(prediction) - f(gold)
+    of each into ``out`` (:class:`TrainOutputs`): ``out.idx/out.val[out.goff[b]:]``
+    (``out.cnt[b]`` entries); ``out.err[b]`` = Hamming errors of the prediction."""
+    row0, word0, nwords, atoms = sents.row0, sents.word0, sents.nwords, sents.atoms
+    gheads, glabels = sents.heads, sents.labels
+    head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
+    order, multi_root = settings.order, settings.multi_root
+    cost_head, cost_label = settings.cost_head, settings.cost_label
+    tseed, tmpl, none_sib, betw_col = tpl.tseed, tpl.tmpl, tpl.none_sib, tpl.betw_col
+    nupd, eta, C, reg = learner.n, learner.eta, learner.C, learner.reg
+    wts = WeightArrays(learner.w, learner.q, learner.u)
+    # Arrays written in the parallel loop are taken out of their tuple here, one plain
+    # assignment each: numba's parfor pass drops writes through a tuple field read inside
+    # the loop, or bound by an unpacking assignment of four or more names.
+    goff = out.goff
+    out_idx = out.idx
+    out_val = out.val
+    out_cnt = out.cnt
+    out_err = out.err
+    pred_heads = out.pred_heads
+    pred_labels = out.pred_labels
     for bi in prange(batch.shape[0]):
         i = batch[bi]
         n = nwords[i]
@@ -473,6 +651,7 @@ def train_batch(batch, row0, word0, nwords, atoms, none_sib, gheads, glabels, ts
         gh = gheads[w0:w0 + n]
         gl = glabels[w0:w0 + n]
         PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
+        sent = SentenceParts(r0, n, atoms, PH, PD, PX)
         # Plain reads (perceptron, PA) go through a call with literal arguments: numba then
         # compiles the scorers without the lazy catch-up's write-back, which would otherwise
         # stop LLVM from optimising the hot loops (5x slower even when nothing is caught up).
@@ -481,13 +660,10 @@ def train_batch(batch, row0, word0, nwords, atoms, none_sib, gheads, glabels, ts
         # arguments for plain reads: numba then compiles them without the lazy write-back,
         # which would otherwise stop LLVM from optimising the hot loops (5x slower).
         if reg != 0:
-            catchup_sentence(r0, n, atoms, PH, PD, PX, order, tflags, head_t, dep_t, pair_t, betw_t, betw_col, sib_t,
-                             table, bloom, sib_base, sib_mask, w, q, u, nupd, eta, C, reg)
-        S, LAB = score_arcs(r0, n, atoms, PH, PD, PX, gh, gl, True, cost_head, cost_label, tflags, head_t,
-                            dep_t, pair_t, betw_t, betw_col, table, bloom, fnode, nodelevel, anc, K, cpos_keys,
-                            lab_off, lab_list, w, q, u, 0, 0.0, 0.0, 0)
+            catchup_sentence(sent, order, tpl, feat, wts, nupd, eta, C, reg)
+        S, LAB = score_arcs(sent, ArcCost(gh, gl, cost_head, cost_label), True, tpl, feat, wts, 0, 0.0, 0.0, 0)
         if order == 2:
-            SIB = score_siblings(r0, n, atoms, PH, PD, PX, tflags, sib_t, sib_base, sib_mask, w, q, u, 0, 0.0, 0.0, 0)
+            SIB = score_siblings(sent, tpl, feat, wts, 0, 0.0, 0.0, 0)
             heads, _ = eisner2(S, SIB, multi_root)
         else:
             heads, _ = eisner1(S, multi_root)
@@ -511,61 +687,58 @@ def train_batch(batch, row0, word0, nwords, atoms, none_sib, gheads, glabels, ts
             seen = np.zeros(n + 2, np.int64)
             stamp = 0
             keys = np.empty(head_t.shape[0] + dep_t.shape[0] + pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+            bufs = ArcKeyBuffers(locs, seen, keys)
             for d in range(1, n + 1):
                 ph = heads[d]
                 pl = LAB[ph, d]
                 if ph == gh[d - 1] and pl == gl[d - 1]:
                     continue
-                pos, stamp = _arc_gradient(ph, d, pl, 1.0, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t,
-                                           betw_t, locs, seen, stamp, keys, table, bloom, fnode, anc, K, out_idx,
-                                           out_val, pos)
-                pos, stamp = _arc_gradient(gh[d - 1], d, gl[d - 1], -1.0, tflags, PH, PD, PX, atoms, r0, head_t,
-                                           dep_t, pair_t, betw_t, locs, seen, stamp, keys, table, bloom, fnode, anc,
-                                           K, out_idx, out_val, pos)
+                p0 = pos
+                pos, stamp = _arc_gradient(ph, d, pl, sent, tpl, feat, bufs, stamp, out_idx, pos)
+                for t in range(p0, pos):
+                    out_val[t] = 1.0
+                p0 = pos
+                pos, stamp = _arc_gradient(gh[d - 1], d, gl[d - 1], sent, tpl, feat, bufs, stamp, out_idx, pos)
+                for t in range(p0, pos):
+                    out_val[t] = -1.0
             if order == 2 and not same_tree:
                 gold = np.empty(n + 1, np.int64)
                 gold[0] = -1
                 for d in range(1, n + 1):
                     gold[d] = gh[d - 1]
-                pos = _sibling_gradient(heads, n, 1.0, tflags, PH, PD, PX, atoms, r0, sib_t, sib_base, sib_mask,
-                                        out_idx, out_val, pos)
-                pos = _sibling_gradient(gold, n, -1.0, tflags, PH, PD, PX, atoms, r0, sib_t, sib_base, sib_mask,
-                                        out_idx, out_val, pos)
+                pos = _sibling_gradient(heads, 1.0, sent, tpl, feat, out_idx, out_val, pos)
+                pos = _sibling_gradient(gold, -1.0, sent, tpl, feat, out_idx, out_val, pos)
         out_cnt[bi] = pos - goff[bi]
 
 
 @njit(cache=NUMBA_CACHE)
-def _sentence_scores(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t, betw_t, betw_col,
-                     sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, sib_base, sib_mask, w,
-                     order):
+def _sentence_scores(i, sents, tpl, feat, w, order):
     q = np.zeros((0, 2))
     u = np.zeros(0, np.int32)
     dummy = np.zeros(0, np.int64)
-    n = nwords[i]
-    r0 = row0[i] + 1
-    PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
-    S, LAB = score_arcs(r0, n, atoms, PH, PD, PX, dummy, dummy, False, 0.0, 0.0, tflags, head_t, dep_t, pair_t,
-                        betw_t, betw_col, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, w, q,
-                        u, 0, 0.0, 0.0, 0)
+    n = sents.nwords[i]
+    r0 = sents.row0[i] + 1
+    PH, PD, PX = part_hashes(tpl.tseed, tpl.tmpl, sents.atoms, tpl.none_sib, r0, n)
+    sent = SentenceParts(r0, n, sents.atoms, PH, PD, PX)
+    wts = WeightArrays(w, q, u)
+    S, LAB = score_arcs(sent, ArcCost(dummy, dummy, 0.0, 0.0), False, tpl, feat, wts, 0, 0.0, 0.0, 0)
     if order == 2:
-        SIB = score_siblings(r0, n, atoms, PH, PD, PX, tflags, sib_t, sib_base, sib_mask, w, q, u, 0, 0.0, 0.0, 0)
+        SIB = score_siblings(sent, tpl, feat, wts, 0, 0.0, 0.0, 0)
     else:
         SIB = np.zeros((1, 1, 1))
     return S, LAB, SIB
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def parse_batch(sents, row0, word0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t, betw_t,
-                betw_col, sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, sib_base, sib_mask, w,
-                order, multi_root, pred_heads, pred_labels):
-    """Parse sentences ``sents`` (in parallel) with final weights ``w``."""
-    for bi in prange(sents.shape[0]):
-        i = sents[bi]
+def parse_batch(batch, sents, tpl, feat, w, order, multi_root, pred_heads, pred_labels):
+    """Parse the sentences of ``sents`` (:class:`Sentences`) numbered in ``batch`` (in
+    parallel) with final weights ``w``."""
+    word0, nwords = sents.word0, sents.nwords
+    for bi in prange(batch.shape[0]):
+        i = batch[bi]
         n = nwords[i]
         w0 = word0[i]
-        S, LAB, SIB = _sentence_scores(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t,
-                                       betw_t, betw_col, sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off,
-                                       lab_list, sib_base, sib_mask, w, order)
+        S, LAB, SIB = _sentence_scores(i, sents, tpl, feat, w, order)
         if order == 2:
             heads, _ = eisner2(S, SIB, multi_root)
         else:
@@ -576,38 +749,38 @@ def parse_batch(sents, row0, word0, nwords, atoms, none_sib, tseed, tmpl, tflags
 
 
 @njit(cache=NUMBA_CACHE)
-def sentence_scores(i, row0, word0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t, betw_t,
-                    betw_col, sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, sib_base, sib_mask,
-                    w, order):
-    """(S, LAB, SIB) of sentence i under final weights (SIB is a dummy for order 1)."""
-    return _sentence_scores(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t, betw_t,
-                            betw_col, sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, sib_base,
-                            sib_mask, w, order)
+def sentence_scores(i, sents, tpl, feat, w, order):
+    """(S, LAB, SIB) of sentence i of ``sents`` under final weights (SIB is a dummy for
+    order 1)."""
+    return _sentence_scores(i, sents, tpl, feat, w, order)
 
 
 @njit(cache=NUMBA_CACHE)
-def gold_feature_keys(row0, word0, nwords, atoms, none_sib, gheads, glabels, tseed, tmpl, tflags, head_t, dep_t,
-                      pair_t, betw_t, betw_col, count_only, out_keys, out_labels):
-    """Keys of every labelled feature on every gold arc (with the arc's label); with
-    ``count_only`` just the number of entries."""
+def gold_feature_keys(sents, tpl, count_only, out_keys, out_labels):
+    """Keys of every labelled feature on every gold arc of ``sents`` (with the arc's
+    label); with ``count_only`` just the number of entries."""
+    row0, word0, nwords, atoms = sents.row0, sents.word0, sents.nwords, sents.atoms
+    gheads, glabels = sents.heads, sents.labels
+    head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
     pos = 0
     nb = betw_t.shape[0]
     for i in range(nwords.shape[0]):
         n = nwords[i]
         r0 = row0[i] + 1
         w0 = word0[i]
-        PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
-        locs = _between_locs(atoms, r0, n, betw_col)
+        PH, PD, PX = part_hashes(tpl.tseed, tpl.tmpl, atoms, tpl.none_sib, r0, n)
+        sent = SentenceParts(r0, n, atoms, PH, PD, PX)
+        locs = _between_locs(atoms, r0, n, tpl.betw_col)
         seen = np.zeros(n + 2, np.int64)
         stamp = 0
         keys = np.empty(head_t.shape[0] + dep_t.shape[0] + pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+        bufs = ArcKeyBuffers(locs, seen, keys)
         for d in range(1, n + 1):
             h = gheads[w0 + d - 1]
             lab = glabels[w0 + d - 1]
             if h < 0 or lab < 0:
                 continue
-            c, stamp = arc_keys(h, d, True, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs,
-                                seen, stamp, keys)
+            c, stamp = arc_keys(h, d, True, sent, tpl, bufs, stamp)
             if not count_only:
                 for j in range(c):
                     out_keys[pos + j] = keys[j]
@@ -617,34 +790,38 @@ def gold_feature_keys(row0, word0, nwords, atoms, none_sib, gheads, glabels, tse
 
 
 @njit(cache=NUMBA_CACHE)
-def label_score_table(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, head_t, dep_t, pair_t, betw_t, betw_col,
-                       sib_t, table, bloom, fnode, nodelevel, anc, K, cpos_keys, lab_off, lab_list, w, n_labels, nupd,
-                       eta, C, reg):
-    """``T[h, d, l]``: the score of arc h -> d (0 = ROOT) with label l for every
-    candidate label of the arc's class, -inf elsewhere -- the per-label table behind
-    :func:`score_arcs`'s best label (same accumulators, same
+def label_score_table(i, sents, tpl, feat, w, n_labels, nupd, eta, C, reg):
+    """``T[h, d, l]``: the score of arc h -> d (0 = ROOT) of sentence i of ``sents``
+    with label l for every candidate label of the arc's class, -inf elsewhere -- the
+    per-label table behind :func:`score_arcs`'s best label (same accumulators, same
     order of additions, so ``T.max(-1)`` equals its ``S`` bit for bit).  ``nupd, eta,
     C, reg`` are the final-weights reading arguments (0, 0.0, 0.0, 0); they are passed
     in, not written as constants, because numba would then prune ``wread``'s float64
     branch and subtract float32 weights in float32, unlike ``score_arcs``."""
     q = np.zeros((0, 2))
     u = np.zeros(0, np.int32)
-    n = nwords[i]
-    r0 = row0[i] + 1
-    PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
+    n = sents.nwords[i]
+    r0 = sents.row0[i] + 1
+    atoms = sents.atoms
+    head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
+    fnode, nodelevel, anc, K = feat.fnode, feat.nodelevel, feat.anc, feat.K
+    table, bloom, cpos_keys, lab_off, lab_list = feat.table, feat.bloom, feat.cpos_keys, feat.lab_off, feat.lab_list
+    PH, PD, PX = part_hashes(tpl.tseed, tpl.tmpl, atoms, tpl.none_sib, r0, n)
+    sent = SentenceParts(r0, n, atoms, PH, PD, PX)
+    wts = WeightArrays(w, q, u)
+    wv = WeightView(w, q, u, nupd, eta, C, reg)
     A = 1 + K + nodelevel.shape[0]
     NC = cpos_keys.shape[0] + 1
     as_head, as_dep = np.bool_(False), np.bool_(True)     # one compiled version (see score_arcs)
-    HV = _token_accumulators(n, head_t, as_head, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
-                                eta, C, reg)
-    DV = _token_accumulators(n, dep_t, as_dep, tflags, PH, PD, PX, table, bloom, fnode, nodelevel, K, w, q, u, nupd,
-                                eta, C, reg)
+    HV = _token_accumulators(sent, head_t, as_head, tpl, feat, wts, nupd, eta, C, reg)
+    DV = _token_accumulators(sent, dep_t, as_dep, tpl, feat, wts, nupd, eta, C, reg)
     cidx = coarse_index(atoms, r0, n, cpos_keys)
     nb = betw_t.shape[0]
-    locs = _between_locs(atoms, r0, n, betw_col)
+    locs = _between_locs(atoms, r0, n, tpl.betw_col)
     seen = np.zeros(n + 2, np.int64)
     stamp = 0
     keys = np.empty(pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+    bufs = ArcKeyBuffers(locs, seen, keys)
     refs = np.empty(keys.shape[0], np.int64)
     T = np.full((n + 1, n + 1, n_labels), -np.inf)
     acc = np.empty(A)
@@ -652,8 +829,7 @@ def label_score_table(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, hea
         for d in range(1, n + 1):
             if d == h:
                 continue
-            c, stamp = arc_keys(h, d, False, tflags, PH, PD, PX, atoms, r0, head_t, dep_t, pair_t, betw_t, locs,
-                                   seen, stamp, keys)
+            c, stamp = arc_keys(h, d, False, sent, tpl, bufs, stamp)
             m = 0
             for j in range(c):
                 ref = filtered_lookup(table, bloom, keys[j])
@@ -668,14 +844,12 @@ def label_score_table(i, row0, nwords, atoms, none_sib, tseed, tmpl, tflags, hea
                 acc[a] = hv[a] + dv[a]
             for j in range(m):
                 o = refs[j] >> BLOCK_SHIFT
-                accumulate_block(o, o + (refs[j] & BLOCK_MASK), fnode, nodelevel, K, w, q, u, nupd, eta, C, reg,
-                                 acc)
+                accumulate_block(o, o + (refs[j] & BLOCK_MASK), fnode, nodelevel, K, wv, acc)
             cls = (cidx[h] * NC + cidx[d]) * 2 + dirv
             for j in range(lab_off[cls], lab_off[cls + 1]):
                 l = lab_list[j]
                 T[h, d, l] = label_score(acc, anc, K, l)
     return T
-
 
 
 @njit(cache=NUMBA_CACHE)

@@ -137,6 +137,18 @@ class _Static:
         tflags = np.stack([has_agr, dd != 0]).astype(np.uint64)
         return cls(tseed.astype(np.uint64), tmpl, tflags, *groups[:4], betw_col, groups[4])
 
+    def kernel_templates(self) -> KN.Templates:
+        """These templates as the kernels take them."""
+        return KN.Templates(self.tseed, self.tmpl, self.tflags, self.head_t, self.dep_t, self.pair_t, self.betw_t,
+                            self.betw_col, self.sib_t, NONE_SIB)
+
+
+def kernel_sentences(enc: Encoded, lo: int = 0, hi: int | None = None) -> KN.Sentences:
+    """Sentences ``lo .. hi - 1`` of ``enc`` as the kernels take them (the word arrays
+    whole: the sentences' word offsets index them)."""
+    hi = len(enc) if hi is None else hi
+    return KN.Sentences(enc.row0[lo:hi], enc.word0[lo:hi], enc.n[lo:hi], enc.atoms, enc.heads, enc.labels)
+
 
 #: sentences whose gold feature keys :func:`gold_features` collects at a time
 GOLD_KEY_CHUNK = 1000
@@ -155,15 +167,14 @@ def gold_features(enc: Encoded, static: _Static, chunk: int = GOLD_KEY_CHUNK):
     seen = FeatureTable()
     codes = []
     n_lab = int(enc.labels.max(initial=-1)) + 2          # label ids -1 .. max, coded with an offset of 1
+    tpl = static.kernel_templates()
     for lo in range(0, len(enc), chunk):
         hi = min(lo + chunk, len(enc))
-        args = (enc.row0[lo:hi], enc.word0[lo:hi], enc.n[lo:hi], enc.atoms, NONE_SIB, enc.heads, enc.labels,
-                static.tseed, static.tmpl, static.tflags, static.head_t, static.dep_t, static.pair_t, static.betw_t,
-                static.betw_col)
-        total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
+        sents = kernel_sentences(enc, lo, hi)
+        total = KN.gold_feature_keys(sents, tpl, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
         keys = np.empty(total, np.uint64)
         labs = np.empty(total, np.int64)
-        KN.gold_feature_keys(*args, False, keys, labs)
+        KN.gold_feature_keys(sents, tpl, False, keys, labs)
         _, first = np.unique(keys, return_index=True)
         seen.add(keys[np.sort(first)])                    # new keys get the next ids, in order
         codes.append(np.unique(seen.lookup(keys) * n_lab + (labs + 1)))
@@ -332,11 +343,13 @@ class DepModel:
         return model, enc, report
 
     # -- kernel arguments -------------------------------------------------------------------
-    def _struct_args(self):
-        st, tx = self.static, self.taxonomy
-        return (st.tseed, st.tmpl, st.tflags, st.head_t, st.dep_t, st.pair_t, st.betw_t, st.betw_col, st.sib_t,
-                self.btable, self.bloom, self.fnode, tx.nodelevel, tx.anc, tx.K, self.cpos_keys, self.lab_off,
-                self.lab_list, np.int64(self.n_arc_weights), np.uint64(max(self.sib_size, 1) - 1))
+    def kernel_tables(self) -> tuple[KN.Templates, KN.FeatureTables]:
+        """The model's templates and feature tables as the kernels take them."""
+        tx = self.taxonomy
+        feat = KN.FeatureTables(self.btable, self.bloom, self.fnode, tx.nodelevel, tx.anc, tx.K, self.cpos_keys,
+                                self.lab_off, self.lab_list, np.int64(self.n_arc_weights),
+                                np.uint64(max(self.sib_size, 1) - 1))
+        return self.static.kernel_templates(), feat
 
     def encode(self, sentences, gold: bool = False) -> Encoded:
         """Atoms of ``sentences`` (with gold heads/labels when ``gold``)."""
@@ -349,8 +362,8 @@ class DepModel:
         heads = np.full(enc.heads.shape[0], -1, np.int64)
         labels = np.full(enc.heads.shape[0], -1, np.int64)
         w = self.weights if weights is None else weights
-        KN.parse_batch(sents, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *self._struct_args(), w,
-                       self.config.order, self.multi_root, heads, labels)
+        KN.parse_batch(sents, kernel_sentences(enc), *self.kernel_tables(), w, self.config.order, self.multi_root,
+                       heads, labels)
         return heads, labels
 
     def decode_labels(self, enc: Encoded, heads, labels) -> list:
@@ -379,8 +392,7 @@ class DepModel:
         :class:`~plgraph.dep.features.Encoded` batch): best-label arc scores ``S[h, d]``
         (h = 0 is ROOT), the best label ids ``LAB[h, d]``, and sibling scores (order 2)."""
         enc, i = self._encoded(sentence, i)
-        return KN.sentence_scores(i, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, *self._struct_args(),
-                                  self.weights, self.config.order)
+        return KN.sentence_scores(i, kernel_sentences(enc), *self.kernel_tables(), self.weights, self.config.order)
 
     def _encoded(self, source, i):
         """``(enc, i)`` for a DepSentence (encoded here, i = 0) or an already
@@ -407,8 +419,8 @@ class DepModel:
         if root not in ("first", "last"):
             raise ValueError("root must be 'first' or 'last'")
         enc, i = self._encoded(source, i)
-        T = KN.label_score_table(i, enc.row0, enc.n, enc.atoms, NONE_SIB, *self._struct_args()[:18], self.weights,
-                               len(self.labels), np.int64(0), 0.0, 0.0, np.int64(0))
+        T = KN.label_score_table(i, kernel_sentences(enc), *self.kernel_tables(), self.weights, len(self.labels),
+                                 np.int64(0), 0.0, 0.0, np.int64(0))
         if root == "last":
             n = int(enc.n[i])
             perm = np.concatenate([np.arange(1, n + 1), [0]])

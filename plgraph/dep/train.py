@@ -46,6 +46,7 @@ import numpy as np
 
 from ..errors import InputError, ModelFileError
 from ..learn import SparseGradient, learner_from_state, make_learner
+from ..learn._kernels import weight_view
 from ..learn.features import FeatureTable
 from ..signals import check_interrupt
 from ..learn.loop import (changed_options, normal_json, read_checkpoint, refuse_resume, train_epochs, training_folder,
@@ -55,8 +56,8 @@ from ..files.modelfile import model_errors
 from ..progress import warm_up
 from . import _kernels as KN
 from .evaluate import evaluate
-from .features import NONE_SIB, Encoded, encode
-from .model import DepConfig, DepModel, check_model_parts
+from .features import Encoded, encode
+from .model import DepConfig, DepModel, check_model_parts, kernel_sentences
 
 #: the defaults of ``dep train`` -- the best settings found on EWT dev (first order, 5 epochs:
 #: averaged PA 87.84 / 85.95, averaged perceptron 87.41 / 85.51, AdaGrad l1 as in Algorithm 1
@@ -138,6 +139,10 @@ class _BatchDecoder:
         self.sib = len(st.sib_t) if model.config.order == 2 else 0
         self.pred_heads = np.full(enc.heads.shape[0], -1, np.int64)
         self.pred_labels = np.full(enc.heads.shape[0], -1, np.int64)
+        self.sents = kernel_sentences(enc)
+        self.tpl, self.feat = model.kernel_tables()
+        cfg = model.config
+        self.settings = KN.DecodeSettings(cfg.order, model.multi_root, float(cfg.cost_head), float(cfg.cost_label))
         self.errors = 0.0
         self.words = 0
 
@@ -149,7 +154,7 @@ class _BatchDecoder:
         return out
 
     def __call__(self, batch: np.ndarray) -> SparseGradient:
-        m, enc = self.model, self.enc
+        enc = self.enc
         n = enc.n[batch]
         bound = 2 * n * (self.per_word + self.per_word_between * (n + 1)) + 2 * (n + 1) * self.sib + 1
         goff = np.zeros(len(batch) + 1, np.int64)
@@ -158,11 +163,9 @@ class _BatchDecoder:
         out_val = np.empty(int(goff[-1]), np.float64)
         cnt = np.zeros(len(batch), np.int64)
         err = np.zeros(len(batch), np.float64)
-        cfg = m.config
-        KN.train_batch(batch, enc.row0, enc.word0, enc.n, enc.atoms, NONE_SIB, enc.heads, enc.labels,
-                       *m._struct_args(), *self.learner.read_args(), cfg.order, m.multi_root,
-                       float(cfg.cost_head), float(cfg.cost_label), goff, out_idx, out_val, cnt, err,
-                       self.pred_heads, self.pred_labels)
+        KN.train_batch(batch, self.sents, self.tpl, self.feat, weight_view(self.learner.read_args()),
+                       self.settings, KN.TrainOutputs(goff, out_idx, out_val, cnt, err, self.pred_heads,
+                                                      self.pred_labels))
         self.errors += float(err.sum())
         self.words += int(n.sum())
         if cnt.sum() == 0:

@@ -12,6 +12,7 @@ purges their cached code.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -191,6 +192,29 @@ def table_items(table):
 #      +4 = additionally keep the sum of all iterates (averaged AdaGrad, our extension).
 # q[e, 0] is AdaGrad's cumulative squared gradient, q[e, 1] the sum of iterates
 # w_1 + ... + w_u[e] (only with averaging); u[e] the update the weight is current at.
+
+
+class WeightView(NamedTuple):
+    """A learner's weights as the kernels read them: its ``read_args()``
+    (:mod:`plgraph.learn.learners`, ``(w, q, u, n, eta, C, reg)``), the arguments of
+    :func:`wread` / :func:`wpeek` before the weight index.  ``w``: float64 or float32
+    ``(n_weights,)``; ``q``: float64 ``(n_weights, 2)`` (``(0, 2)`` when ``reg`` is 0);
+    ``u``: int32 ``(n_weights,)`` (empty when ``reg`` is 0); ``n``: the learner's update
+    count; ``eta``, ``C``: AdaGrad's step size and regularisation strength; ``reg``: the
+    code above."""
+
+    w: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    n: int
+    eta: float
+    C: float
+    reg: int
+
+
+def weight_view(read_args) -> WeightView:
+    """``read_args`` (a learner's bare tuple, or a :class:`WeightView`) as a :class:`WeightView`."""
+    return read_args if isinstance(read_args, WeightView) else WeightView(*read_args)
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -404,9 +428,11 @@ BLOCK_MASK = np.int64((1 << 20) - 1)
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
-def accumulate_block(o, end, fnode, nodelevel, K, w, q, u, n, eta, C, reg, acc):
+def accumulate_block(o, end, fnode, nodelevel, K, wv, acc):
     """Add the weight block ``o .. end-1`` of one feature to the accumulator ``acc``
-    (length ``1 + K + n_nodes``), reading weights through :func:`wread`."""
+    (length ``1 + K + n_nodes``), reading the :class:`WeightView` ``wv`` through
+    :func:`wread`."""
+    w, q, u, n, eta, C, reg = wv
     acc[0] += wread(w, q, u, n, eta, C, reg, o)
     if end - o == 1:
         return
@@ -527,11 +553,49 @@ def build_label_blocks(pair_fid, pair_label, n_features, anc, K, labelled):
 # a generic sparse multiclass model (labels with weight copies), used by classifiers and tests
 
 
+class LabelBlocks(NamedTuple):
+    """A multiclass model's weight layout (:func:`build_label_blocks`) with its taxonomy
+    (:class:`plgraph.learn.labels.LabelTaxonomy`): ``foff`` int64 ``(n_features + 1,)``
+    block starts; ``fnode`` int32 ``(foff[-1],)`` node of each observed-node weight;
+    ``nodelevel`` int32 ``(n_nodes,)``; ``anc`` int32 ``(L, K + 1)``; ``K`` the number of
+    levels below the top."""
+
+    foff: np.ndarray
+    fnode: np.ndarray
+    nodelevel: np.ndarray
+    anc: np.ndarray
+    K: int
+
+
+class Examples(NamedTuple):
+    """Training examples in CSR form: example ``i`` has the feature ids
+    ``x_fid[x_off[i]:x_off[i + 1]]`` (int64, -1 ignored) and the gold label ``y[i]``
+    (int64)."""
+
+    x_off: np.ndarray
+    x_fid: np.ndarray
+    y: np.ndarray
+
+
+class MulticlassOutput(NamedTuple):
+    """What :func:`multiclass_batch` writes: gradient entries ``(idx[k], val[k])``
+    (int64, float64; room for ``2 * (K + 1)`` per feature occurrence of the batch) and
+    the predicted label of each example of the batch ``pred`` (int64)."""
+
+    idx: np.ndarray
+    val: np.ndarray
+    pred: np.ndarray
+
+
 @njit(cache=NUMBA_CACHE)
-def multiclass_batch(batch, x_off, x_fid, y, foff, fnode, nodelevel, anc, K,
-                     w, q, u, n, eta, C, reg, cost, out_idx, out_val, out_pred):
+def multiclass_batch(batch, ex, blocks, wv, cost, out):
     """Loss-augmented argmax and subgradient f(pred) - f(gold) for each example of
-    ``batch``; returns (number of gradient entries, summed loss)."""
+    ``batch`` (:class:`Examples` ``ex``, :class:`LabelBlocks` ``blocks``,
+    :class:`WeightView` ``wv``, written to the :class:`MulticlassOutput` ``out``);
+    returns (number of gradient entries, summed loss)."""
+    x_off, x_fid, y = ex
+    foff, fnode, nodelevel, anc, K = blocks
+    out_idx, out_val, out_pred = out
     L = anc.shape[0]
     acc = np.zeros(1 + K + nodelevel.shape[0])
     pos = 0
@@ -542,7 +606,7 @@ def multiclass_batch(batch, x_off, x_fid, y, foff, fnode, nodelevel, anc, K,
         for j in range(x_off[i], x_off[i + 1]):
             f = x_fid[j]
             if f >= 0:
-                accumulate_block(foff[f], foff[f + 1], fnode, nodelevel, K, w, q, u, n, eta, C, reg, acc)
+                accumulate_block(foff[f], foff[f + 1], fnode, nodelevel, K, wv, acc)
         best = -1
         bs = -np.inf
         for l in range(L):
@@ -571,14 +635,13 @@ def multiclass_scores(x_off, x_fid, foff, fnode, nodelevel, anc, K, w):
     L = anc.shape[0]
     out = np.empty((m, L))
     acc = np.zeros(1 + K + nodelevel.shape[0])
-    dummy_q = np.zeros((0, 2))
-    dummy_u = np.zeros(0, np.int32)
+    plain = WeightView(w, np.zeros((0, 2)), np.zeros(0, np.int32), 0, 0.0, 0.0, 0)
     for i in range(m):
         acc[:] = 0.0
         for j in range(x_off[i], x_off[i + 1]):
             f = x_fid[j]
             if f >= 0:
-                accumulate_block(foff[f], foff[f + 1], fnode, nodelevel, K, w, dummy_q, dummy_u, 0, 0.0, 0.0, 0, acc)
+                accumulate_block(foff[f], foff[f + 1], fnode, nodelevel, K, plain, acc)
         for l in range(L):
             out[i, l] = label_score(acc, anc, K, l)
     return out

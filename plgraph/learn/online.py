@@ -155,6 +155,12 @@ class MulticlassModel:
         self.foff, self.fnode = label_blocks(x_fid[ok], rows[ok], n_features, taxonomy)
         self.n_weights = int(self.foff[-1])
 
+    @property
+    def blocks(self) -> K.LabelBlocks:
+        """The weight layout and taxonomy arrays as :func:`plgraph.learn._kernels.multiclass_batch` reads them."""
+        t = self.taxonomy
+        return K.LabelBlocks(self.foff, self.fnode, t.nodelevel, t.anc, t.K)
+
     def batch_gradient(self, learner: Learner, x_off, x_fid, y, batch, cost: float = 1.0) -> SparseGradient:
         """Hamming-loss-augmented argmax of each example in ``batch`` and the summed
         subgradient ``f(pred) - f(gold)``."""
@@ -165,9 +171,9 @@ class MulticlassModel:
         out_idx = np.empty(size, np.int64)
         out_val = np.empty(size, np.float64)
         pred = np.empty(len(batch), np.int64)
-        m, loss = K.multiclass_batch(np.asarray(batch, np.int64), x_off, x_fid, np.asarray(y, np.int64),
-                                     self.foff, self.fnode, t.nodelevel, t.anc, t.K, *learner.read_args(),
-                                     float(cost), out_idx, out_val, pred)
+        m, loss = K.multiclass_batch(np.asarray(batch, np.int64), K.Examples(x_off, x_fid, np.asarray(y, np.int64)),
+                                     self.blocks, K.weight_view(learner.read_args()), float(cost),
+                                     K.MulticlassOutput(out_idx, out_val, pred))
         return SparseGradient(out_idx[:m], out_val[:m], loss)
 
     def scores(self, w, x_off, x_fid) -> np.ndarray:

@@ -17,9 +17,15 @@ level-(k-1) entries (``(m w)`` and ``(x m)`` for the level-k n-gram ``x m w``),
 context-side (W) update and a per-column rescaling, so the column sums of
 ``U W`` equal those of ``T`` to rounding: the PLRE normalisers stay exact.
 
+The PLRE and NMF kernels take their arrays packed in the NamedTuples below
+(:class:`Trie`, :class:`PLRETables`; :class:`SliceLayout`, :class:`NMFFactors`,
+:class:`SparseLines`).  They are flat: numba's parallel loops cannot take a tuple of tuples.
+
 The slow twins live in ``tests/naive.py``.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -27,6 +33,82 @@ from numba import njit, prange
 from ..config import NUMBA_CACHE
 
 NEG_INF = -np.inf
+
+
+class Trie(NamedTuple):
+    """The flattened n-gram trie (:attr:`plgraph.lm.base.LanguageModel.flat`): level ``k``
+    entries start at ``base[k]`` (int64 ``(order + 2,)``); entry ``g``'s children are the
+    entries ``child_lo[g] .. child_hi[g] - 1`` (int64, one per entry), whose last words
+    ``word[...]`` (int32, one per entry) are sorted."""
+
+    base: np.ndarray
+    word: np.ndarray
+    child_lo: np.ndarray
+    child_hi: np.ndarray
+
+
+class PLRETables(NamedTuple):
+    """A PLRE model's probability tables, indexed by global trie entry (:class:`Trie`).
+
+    Term 0: ``t0`` (float64, one per entry) the unigram probability (level 1) or the
+    discounted full-rank probability of the entry's n-gram, ``g0`` (float64, one per
+    entry) the entry's gamma_0 as a context.  Low-rank terms, sorted by (level, -power):
+    those of level ``k`` are ``term_lo[k] .. term_hi[k] - 1`` (int64 ``(order + 2,)``);
+    term ``t``'s level-(k-1) entry ``e`` (relative to ``base[k-1]``) is at
+    ``p = term_ptr_base[t] + e`` (int64, one per term), its U row is
+    ``u_all[u_ptr[p] .. u_ptr[p + 1] - 1]``, its W column starts at ``w_all[w_ptr[p]]``
+    (``u_ptr``, ``w_ptr`` int64; ``u_all``, ``w_all`` float64) and ``gam[p]`` (float64)
+    is the term's leftover weight in context ``e``."""
+
+    t0: np.ndarray
+    g0: np.ndarray
+    term_lo: np.ndarray
+    term_hi: np.ndarray
+    term_ptr_base: np.ndarray
+    u_ptr: np.ndarray
+    w_ptr: np.ndarray
+    u_all: np.ndarray
+    w_all: np.ndarray
+    gam: np.ndarray
+
+
+class SliceLayout(NamedTuple):
+    """The slices of one NMF term and where their factors live (all int64): slice ``s``
+    has rank ``kappa[s]`` (0: skipped), the rows (level-(k-1) entries)
+    ``row_lo[s] .. row_hi[s] - 1`` and the columns ``col_nodes[col_ptr[s] .. col_ptr[s + 1] - 1]``;
+    row ``r``'s factor values start at ``U[u_ptr[r]]``, column ``c``'s at ``W[w_ptr[c]]``
+    (``u_ptr``, ``w_ptr``: ``(n_entries + 1,)``, last = the size of one fit's U / W)."""
+
+    kappa: np.ndarray
+    row_lo: np.ndarray
+    row_hi: np.ndarray
+    col_ptr: np.ndarray
+    col_nodes: np.ndarray
+    u_ptr: np.ndarray
+    w_ptr: np.ndarray
+
+
+class NMFFactors(NamedTuple):
+    """The state of ``R`` independent NMF fits: fit ``r`` starts from the seed
+    ``seeds[r]`` (int64 ``(R,)``) and keeps its factors in ``U[r*nu:(r+1)*nu]`` and
+    ``W[r*nw:(r+1)*nw]`` (float64 ``(R * nu,)``, ``(R * nw,)``; ``nu``, ``nw`` the
+    :class:`SliceLayout`'s ``u_ptr[-1]``, ``w_ptr[-1]``), updated in place."""
+
+    seeds: np.ndarray
+    U: np.ndarray
+    W: np.ndarray
+
+
+class SparseLines(NamedTuple):
+    """The target matrix ``T`` of an NMF term (over level-(k-1) entries) by lines: its
+    rows (CSR, ``idx`` = column entries) or its columns (CSC, ``idx`` = row entries).
+    Line ``i`` has the entries ``val[ptr[i] .. ptr[i + 1] - 1]`` (float64; ``<= 0`` is
+    unobserved) at the positions ``idx[...]`` (``ptr`` int64 ``(n_entries + 1,)``,
+    ``idx`` int64)."""
+
+    ptr: np.ndarray
+    idx: np.ndarray
+    val: np.ndarray
 
 
 @njit(cache=NUMBA_CACHE)
@@ -125,8 +207,11 @@ def context_nodes(context, order, word, child_lo, child_hi):
 # order innermost (the PLRE paper's Eq. 33); low-rank terms cost O(rank) each.
 
 @njit(cache=NUMBA_CACHE)
-def _plre_prob(w, hist, new, order, base, word, child_lo, child_hi, t0, g0,
-               term_lo, term_hi, term_ptr_base, u_ptr, w_ptr, u_all, w_all, gam):
+def _plre_prob(w, hist, new, order, trie, tables):
+    """P(w | hist) under the :class:`PLRETables` ``tables`` over the :class:`Trie`
+    ``trie``; writes the entries of the n-grams ending at ``w`` into ``new``."""
+    base, word, child_lo, child_hi = trie
+    t0, g0, term_lo, term_hi, term_ptr_base, u_ptr, w_ptr, u_all, w_all, gam = tables
     p = t0[w]
     new[1] = w
     for k in range(2, order + 1):
@@ -157,8 +242,9 @@ def _plre_prob(w, hist, new, order, base, word, child_lo, child_hi, t0, g0,
 
 
 @njit(cache=NUMBA_CACHE, parallel=True)
-def plre_stream_logprobs(tokens, starts, order, base, word, child_lo, child_hi, t0, g0,
-                         term_lo, term_hi, term_ptr_base, u_ptr, w_ptr, u_all, w_all, gam):
+def plre_stream_logprobs(tokens, starts, order, trie, tables):
+    """Natural-log probability of every predicted token (all but each sentence's ``<s>``)
+    under the :class:`PLRETables` ``tables`` over the :class:`Trie` ``trie``."""
     n_sent = starts.shape[0] - 1
     out = np.empty(tokens.shape[0] - n_sent, np.float64)
     for s in prange(n_sent):
@@ -168,8 +254,7 @@ def plre_stream_logprobs(tokens, starts, order, base, word, child_lo, child_hi, 
         b = starts[s + 1]
         hist[1] = tokens[a]
         for i in range(a + 1, b):
-            p = _plre_prob(tokens[i], hist, new, order, base, word, child_lo, child_hi, t0, g0,
-                           term_lo, term_hi, term_ptr_base, u_ptr, w_ptr, u_all, w_all, gam)
+            p = _plre_prob(tokens[i], hist, new, order, trie, tables)
             out[i - s - 1] = np.log(p) if p > 0 else NEG_INF
             for j in range(1, order):
                 hist[j] = new[j]
@@ -177,14 +262,14 @@ def plre_stream_logprobs(tokens, starts, order, base, word, child_lo, child_hi, 
 
 
 @njit(cache=NUMBA_CACHE)
-def plre_distribution(hist, order, n_words, skip, base, word, child_lo, child_hi, t0, g0,
-                      term_lo, term_hi, term_ptr_base, u_ptr, w_ptr, u_all, w_all, gam):
+def plre_distribution(hist, order, n_words, skip, trie, tables):
+    """P(w | history) for every word id ``w`` (``skip``, i.e. ``<s>``, gets 0) under the
+    :class:`PLRETables` ``tables`` over the :class:`Trie` ``trie``."""
     out = np.zeros(n_words, np.float64)
     new = np.full(order + 1, -1, np.int64)
     for w in range(n_words):
         if w != skip:
-            out[w] = _plre_prob(w, hist, new, order, base, word, child_lo, child_hi, t0, g0,
-                                term_lo, term_hi, term_ptr_base, u_ptr, w_ptr, u_all, w_all, gam)
+            out[w] = _plre_prob(w, hist, new, order, trie, tables)
     return out
 
 
@@ -207,7 +292,10 @@ def init_value(seed, which, index, k):
 
 
 @njit(cache=NUMBA_CACHE)
-def _init_slice(s, seed, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, U, W):
+def _init_slice(s, seed, kap, layout, U, W):
+    """Start values of slice ``s``'s factors (:class:`SliceLayout` ``layout``, one fit's
+    ``U``, ``W``)."""
+    _, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr = layout
     for r in range(row_lo[s], row_hi[s]):
         ua = u_ptr[r]
         for k in range(kap):
@@ -220,10 +308,12 @@ def _init_slice(s, seed, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, 
 
 
 @njit(cache=NUMBA_CACHE)
-def _update_factor(i, kap, other_sum, num, X, Y, x_ptr, y_ptr, ptr, idx, val):
+def _update_factor(i, kap, other_sum, num, X, Y, x_ptr, y_ptr, lines):
     """One multiplicative gKL update of the factor row ``X[x_ptr[i]:+kap]`` from the
-    nonzeros ``(idx, val)[ptr[i]:ptr[i+1]]`` of its target row (CSR, X = U) or column
-    (CSC, X = W, Y = U): ``X_k <- X_k * sum_j (T_j / (X.Y_j)) Y_jk / sum_j Y_jk``."""
+    nonzeros ``(idx, val)[ptr[i]:ptr[i+1]]`` of its target row (``lines`` the
+    :class:`SparseLines` of the target by row, X = U) or column (by column, X = W,
+    Y = U): ``X_k <- X_k * sum_j (T_j / (X.Y_j)) Y_jk / sum_j Y_jk``."""
+    ptr, idx, val = lines
     xa = x_ptr[i]
     for k in range(kap):
         num[k] = 0.0
@@ -264,7 +354,10 @@ def _fix_col(c, kap, usum, W, w_ptr, csc_ptr, csc_val):
 
 
 @njit(cache=NUMBA_CACHE)
-def _slice_sums(s, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, U, W, usum, wsum):
+def _slice_sums(s, kap, layout, U, W, usum, wsum):
+    """``usum``/``wsum``: the sums over slice ``s``'s rows of ``U`` / columns of ``W``
+    (:class:`SliceLayout` ``layout``), per rank component."""
+    _, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr = layout
     for k in range(kap):
         usum[k] = 0.0
         wsum[k] = 0.0
@@ -278,41 +371,52 @@ def _slice_sums(s, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, U, W, 
             wsum[k] += W[wa + k]
 
 
+@njit(cache=NUMBA_CACHE)
+def _fit_slice(i, slices, n_iter, start, finish, layout, factors, by_row, by_col):
+    """:func:`nmf_fit`'s work on its ``i``-th (fit, slice) pair (a call of its own: numba's
+    parallel loop would drop the writes to arrays unpacked from a tuple argument)."""
+    kappa, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr = layout
+    seeds, U, W = factors
+    csc_ptr, csc_val = by_col.ptr, by_col.val
+    n = slices.shape[0]
+    nu = u_ptr[u_ptr.shape[0] - 1]
+    nw = w_ptr[w_ptr.shape[0] - 1]
+    r = i // n
+    s = slices[i - r * n]
+    kap = kappa[s]
+    if kap == 0:
+        return
+    Ur = U[r * nu:(r + 1) * nu]
+    Wr = W[r * nw:(r + 1) * nw]
+    if start:
+        _init_slice(s, seeds[r], kap, layout, Ur, Wr)
+    usum = np.zeros(kap)
+    wsum = np.zeros(kap)
+    num = np.zeros(kap)
+    for it in range(n_iter):
+        _slice_sums(s, kap, layout, Ur, Wr, usum, wsum)
+        for row in range(row_lo[s], row_hi[s]):
+            _update_factor(row, kap, wsum, num, Ur, Wr, u_ptr, w_ptr, by_row)
+        _slice_sums(s, kap, layout, Ur, Wr, usum, wsum)
+        for q in range(col_ptr[s], col_ptr[s + 1]):
+            _update_factor(col_nodes[q], kap, usum, num, Wr, Ur, w_ptr, u_ptr, by_col)
+    if finish:
+        _slice_sums(s, kap, layout, Ur, Wr, usum, wsum)
+        for q in range(col_ptr[s], col_ptr[s + 1]):
+            _fix_col(col_nodes[q], kap, usum, Wr, w_ptr, csc_ptr, csc_val)
+
+
 @njit(cache=NUMBA_CACHE, parallel=True)
-def nmf_fit(slices, n_restarts, n_iter, start, finish, seeds, kappa, row_lo, row_hi, col_ptr, col_nodes,
-            u_ptr, w_ptr, U, W, csr_ptr, csr_col, csr_val, csc_ptr, csc_row, csc_val):
-    """``n_iter`` U-then-W iterations on each slice of ``slices``, for each of ``n_restarts``
-    independent fits (fit r uses ``U[r*nu:(r+1)*nu]``, ``W[r*nw:(r+1)*nw]`` and ``seeds[r]``).
+def nmf_fit(slices, n_restarts, n_iter, start, finish, layout, factors, by_row, by_col):
+    """``n_iter`` U-then-W iterations on each slice of ``slices`` (:class:`SliceLayout`
+    ``layout``; the target by row and by column, :class:`SparseLines` ``by_row``,
+    ``by_col``), for each of ``n_restarts`` independent fits (:class:`NMFFactors`
+    ``factors``: fit r uses ``U[r*nu:(r+1)*nu]``, ``W[r*nw:(r+1)*nw]`` and ``seeds[r]``).
 
     Parallel over (fit, slice) pairs, with no synchronisation inside a fit: fits and
     slices are independent.  ``start`` initialises the factors first; ``finish``
     rescales every column to its target sum at the end.  A run may be split into
     calls (``start`` on the first, ``finish`` on the last): the state is U and W.
     """
-    n = slices.shape[0]
-    nu = u_ptr[u_ptr.shape[0] - 1]
-    nw = w_ptr[w_ptr.shape[0] - 1]
-    for i in prange(n_restarts * n):
-        r = i // n
-        s = slices[i - r * n]
-        kap = kappa[s]
-        if kap == 0:
-            continue
-        Ur = U[r * nu:(r + 1) * nu]
-        Wr = W[r * nw:(r + 1) * nw]
-        if start:
-            _init_slice(s, seeds[r], kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, Ur, Wr)
-        usum = np.zeros(kap)
-        wsum = np.zeros(kap)
-        num = np.zeros(kap)
-        for it in range(n_iter):
-            _slice_sums(s, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, Ur, Wr, usum, wsum)
-            for row in range(row_lo[s], row_hi[s]):
-                _update_factor(row, kap, wsum, num, Ur, Wr, u_ptr, w_ptr, csr_ptr, csr_col, csr_val)
-            _slice_sums(s, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, Ur, Wr, usum, wsum)
-            for q in range(col_ptr[s], col_ptr[s + 1]):
-                _update_factor(col_nodes[q], kap, usum, num, Wr, Ur, w_ptr, u_ptr, csc_ptr, csc_row, csc_val)
-        if finish:
-            _slice_sums(s, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, Ur, Wr, usum, wsum)
-            for q in range(col_ptr[s], col_ptr[s + 1]):
-                _fix_col(col_nodes[q], kap, usum, Wr, w_ptr, csc_ptr, csc_val)
+    for i in prange(n_restarts * slices.shape[0]):
+        _fit_slice(i, slices, n_iter, start, finish, layout, factors, by_row, by_col)

@@ -169,7 +169,10 @@ class PLREModel(LanguageModel):
         self._kernel_args = None
 
     def _args(self):
+        """The model as the scoring kernels read it: ``(Trie, PLRETables)`` of :mod:`plgraph.lm._kernels`."""
         if self._kernel_args is None:
+            from ._kernels import PLRETables, Trie
+
             base, word, lo, hi = self.flat
             N = self.order
             t0 = np.concatenate(self.t0[1:])
@@ -196,9 +199,10 @@ class PLREModel(LanguageModel):
                 ubase += len(t.u)
                 wbase += len(t.w)
             cat = lambda xs, dt: np.concatenate(xs).astype(dt) if xs else np.zeros(1, dt)  # noqa: E731
-            self._kernel_args = (base, word, lo, hi, t0, g0, term_lo, term_hi, ptr_base,
-                                 cat(u_ptr, np.int64), cat(w_ptr, np.int64), cat(u_all, np.float64),
-                                 cat(w_all, np.float64), cat(gam, np.float64))
+            self._kernel_args = (Trie(base, word, lo, hi),
+                                 PLRETables(t0, g0, term_lo, term_hi, ptr_base, cat(u_ptr, np.int64),
+                                            cat(w_ptr, np.int64), cat(u_all, np.float64), cat(w_all, np.float64),
+                                            cat(gam, np.float64)))
         return self._kernel_args
 
     def _stream_logprobs(self, tokens, starts):
@@ -347,7 +351,7 @@ def _fit_term(counts: NGramCounts, k: int, target: np.ndarray, S: np.ndarray, ka
     fits, stored as one factorisation whose slice ranks are ``restarts * kappa_s``
     (the rows of U side by side, the columns of W divided by ``restarts``).
     """
-    from ._kernels import nmf_fit
+    from ._kernels import NMFFactors, SliceLayout, SparseLines, nmf_fit
 
     n_prev = counts.n(k - 1)
     ctx_k = counts.ctx[k]
@@ -404,8 +408,8 @@ def _fit_term(counts: NGramCounts, k: int, target: np.ndarray, S: np.ndarray, ka
     U = np.zeros(R * nu)
     W = np.zeros(R * nw)
     seeds = seed + 104_729 * np.arange(R, dtype=np.int64)
-    args = (seeds, kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr, U, W, csr_ptr, csr_col, csr_val,
-            csc_ptr, csc_row, csc_val)
+    args = (SliceLayout(kap, row_lo, row_hi, col_ptr, col_nodes, u_ptr, w_ptr), NMFFactors(seeds, U, W),
+            SparseLines(csr_ptr, csr_col, csr_val), SparseLines(csc_ptr, csc_row, csc_val))
     t = time.perf_counter()
     for chunk in chunks:
         done = 0

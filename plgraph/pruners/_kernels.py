@@ -10,9 +10,14 @@ training depend on thread timing); each sentence writes its share of the summed
 subgradient into its own slice of the output.
 
 Token atoms per corpus (concatenated over sentences, ``tok_off`` CSR): ``wh``
-normalised-word hash, ``th`` tag hash, ``tid`` small tag id.
+normalised-word hash, ``th`` tag hash, ``tid`` small tag id.  The decoders take their
+arrays packed in the NamedTuples below (:class:`TokenAtoms`, :class:`TraceGold`,
+:class:`SpineCandidates`, :class:`GradientBuffers`) and the learner's
+:class:`~plgraph.learn._kernels.WeightView`.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -25,6 +30,50 @@ _BOS = np.uint64(0x9E3779B97F4A7C15)
 _EOS = np.uint64(0xC2B2AE3D27D4EB4F)
 MAX_PAIR_KEYS = 48
 MAX_WORD_KEYS = 32
+
+
+class TokenAtoms(NamedTuple):
+    """Token atoms of a list of sentences, CSR over sentences
+    (:class:`plgraph.encoding.TokenBatch`): sentence ``s`` is tokens
+    ``tok_off[s] .. tok_off[s + 1] - 1`` (int64 ``(n_sentences + 1,)``); per token ``wh``
+    the normalised-word hash and ``th`` the tag hash (uint64), ``tid`` the tag id (int64)."""
+
+    tok_off: np.ndarray
+    wh: np.ndarray
+    th: np.ndarray
+    tid: np.ndarray
+
+
+class TraceGold(NamedTuple):
+    """Gold trace edges of known type, CSR over sentences: sentence ``s`` has the edges
+    ``off[s] .. off[s + 1] - 1`` (int64 ``(n_sentences + 1,)``), edge ``g`` from word
+    ``child[g]`` to word ``parent[g]`` (sentence positions) with label id ``label[g] > 0``
+    (all int64)."""
+
+    off: np.ndarray
+    child: np.ndarray
+    parent: np.ndarray
+    label: np.ndarray
+
+
+class SpineCandidates(NamedTuple):
+    """The spines a word may get, by its tag id ``t``: label ids
+    ``lab[off[t] .. off[t + 1] - 1]`` (``off`` int64 ``(n_tags + 1,)``, ``lab`` int64)."""
+
+    off: np.ndarray
+    lab: np.ndarray
+
+
+class GradientBuffers(NamedTuple):
+    """Where a batch decoder writes: sentence ``b`` of the batch writes its (weight
+    index, value) entries to ``idx``/``val`` (int64, float64) from ``off[b]`` on, their
+    number to ``m[b]`` (int64) and its loss to ``loss[b]`` (float64)."""
+
+    off: np.ndarray
+    idx: np.ndarray
+    val: np.ndarray
+    m: np.ndarray
+    loss: np.ndarray
 
 
 @njit(cache=NUMBA_CACHE, inline="always")
@@ -175,7 +224,10 @@ def windex(key, label, mask):
 
 
 @njit(cache=NUMBA_CACHE)
-def score(keys, nk, label, mask, w, q, u, n, eta, C, reg):
+def score(keys, nk, label, mask, wv):
+    """Score of ``label`` from the first ``nk`` feature keys ``keys``: their weights in
+    the :class:`~plgraph.learn._kernels.WeightView` ``wv``, read through :func:`wpeek`."""
+    w, q, u, n, eta, C, reg = wv
     s = 0.0
     for k in range(nk):
         s += wpeek(w, q, u, n, eta, C, reg, windex(keys[k], label, mask))
@@ -200,8 +252,11 @@ def trace_candidates(tid, base, n, c, p, allowed, out):
 
 
 @njit(cache=NUMBA_CACHE)
-def trace_sentence_scores(wh, th, tid, base, n, allowed, mask, w, q, u, nn, eta, C, reg):
-    """Scores ``S[c, p, label]`` (``-inf`` where a label is not a candidate)."""
+def trace_sentence_scores(tokens, base, n, allowed, mask, wv):
+    """Scores ``S[c, p, label]`` of the sentence of ``n`` tokens from ``base`` on
+    (:class:`TokenAtoms` ``tokens``, weights :class:`~plgraph.learn._kernels.WeightView`
+    ``wv``; ``-inf`` where a label is not a candidate)."""
+    wh, th, tid = tokens.wh, tokens.th, tokens.tid
     L = allowed.shape[2]
     S = np.full((n, n, L), -np.inf)
     keys_a = np.empty(MAX_PAIR_KEYS, np.uint64)
@@ -214,77 +269,88 @@ def trace_sentence_scores(wh, th, tid, base, n, allowed, mask, w, q, u, nn, eta,
             nc = trace_candidates(tid, base, n, c, p, allowed, cand)
             # np.bool_(...), not a literal: one compiled pair_keys for both classes (and passes 2-3)
             nb = pair_keys(wh, th, base, n, c, p, np.bool_(True), keys_b)
-            S[c, p, 0] = score(keys_b, nb, 0, mask, w, q, u, nn, eta, C, reg)
+            S[c, p, 0] = score(keys_b, nb, 0, mask, wv)
             if nc > 1:
                 na = pair_keys(wh, th, base, n, c, p, np.bool_(False), keys_a)
                 for t in range(1, nc):
-                    S[c, p, cand[t]] = score(keys_a, na, cand[t], mask, w, q, u, nn, eta, C, reg)
+                    S[c, p, cand[t]] = score(keys_a, na, cand[t], mask, wv)
     return S
 
 
-@njit(cache=NUMBA_CACHE, parallel=True)
-def trace_batch(batch, tok_off, wh, th, tid, gold_off, gold_c, gold_p, gold_l, allowed, mask, cost,
-                w, q, u, nn, eta, C, reg, out_off, out_idx, out_val, out_m, out_loss):
-    """Loss-augmented decode of every candidate pair of the batch's sentences and
-    their gradient entries f(pred) - f(gold) (sentence b writes from out_off[b])."""
+@njit(cache=NUMBA_CACHE)
+def _trace_sentence(bi, batch, tokens, gold_edges, allowed, mask, cost, wv, out):
+    """:func:`trace_batch`'s work on sentence ``batch[bi]`` (a call of its own: numba's
+    parallel loop would drop the writes to arrays unpacked from a tuple argument)."""
+    tok_off, wh, th, tid = tokens
+    gold_off, gold_c, gold_p, gold_l = gold_edges
+    out_off, out_idx, out_val, out_m, out_loss = out
     L = allowed.shape[2]
-    for bi in prange(batch.shape[0]):
-        s = batch[bi]
-        base = tok_off[s]
-        n = tok_off[s + 1] - base
-        gold = np.zeros((n, n), np.int64)
-        for g in range(gold_off[s], gold_off[s + 1]):
-            gold[gold_c[g], gold_p[g]] = gold_l[g]
-        keys_a = np.empty(MAX_PAIR_KEYS, np.uint64)
-        keys_b = np.empty(MAX_PAIR_KEYS, np.uint64)
-        cand = np.empty(L, np.int64)
-        pos = out_off[bi]
-        loss = 0.0
-        for c in range(n):
-            for p in range(n):
-                if c == p:
-                    continue
-                nc = trace_candidates(tid, base, n, c, p, allowed, cand)
-                g = gold[c, p]
-                if nc == 1 and g == 0:
-                    continue  # only "no trace" is possible and it is right
-                nb = pair_keys(wh, th, base, n, c, p, np.bool_(True), keys_b)
-                na = pair_keys(wh, th, base, n, c, p, np.bool_(False), keys_a)
-                best = -1
-                best_s = -np.inf
-                gold_ok = g == 0
-                for t in range(nc):
-                    lab = cand[t]
-                    if lab == g:
-                        gold_ok = True
-                    if lab == 0:
-                        sc = score(keys_b, nb, 0, mask, w, q, u, nn, eta, C, reg)
-                    else:
-                        sc = score(keys_a, na, lab, mask, w, q, u, nn, eta, C, reg)
-                    if lab != g:
-                        sc += cost
-                    if sc > best_s:
-                        best_s = sc
-                        best = lab
-                if best == g:
-                    continue
-                loss += 1.0
-                # + f(pred)
-                if best == 0:
-                    for k in range(nb):
-                        out_idx[pos] = windex(keys_b[k], 0, mask); out_val[pos] = 1.0; pos += 1
+    s = batch[bi]
+    base = tok_off[s]
+    n = tok_off[s + 1] - base
+    gold = np.zeros((n, n), np.int64)
+    for g in range(gold_off[s], gold_off[s + 1]):
+        gold[gold_c[g], gold_p[g]] = gold_l[g]
+    keys_a = np.empty(MAX_PAIR_KEYS, np.uint64)
+    keys_b = np.empty(MAX_PAIR_KEYS, np.uint64)
+    cand = np.empty(L, np.int64)
+    pos = out_off[bi]
+    loss = 0.0
+    for c in range(n):
+        for p in range(n):
+            if c == p:
+                continue
+            nc = trace_candidates(tid, base, n, c, p, allowed, cand)
+            g = gold[c, p]
+            if nc == 1 and g == 0:
+                continue  # only "no trace" is possible and it is right
+            nb = pair_keys(wh, th, base, n, c, p, np.bool_(True), keys_b)
+            na = pair_keys(wh, th, base, n, c, p, np.bool_(False), keys_a)
+            best = -1
+            best_s = -np.inf
+            gold_ok = g == 0
+            for t in range(nc):
+                lab = cand[t]
+                if lab == g:
+                    gold_ok = True
+                if lab == 0:
+                    sc = score(keys_b, nb, 0, mask, wv)
                 else:
-                    for k in range(na):
-                        out_idx[pos] = windex(keys_a[k], best, mask); out_val[pos] = 1.0; pos += 1
-                # - f(gold), when the gold label is a candidate it can be scored with
-                if g == 0:
-                    for k in range(nb):
-                        out_idx[pos] = windex(keys_b[k], 0, mask); out_val[pos] = -1.0; pos += 1
-                elif gold_ok:
-                    for k in range(na):
-                        out_idx[pos] = windex(keys_a[k], g, mask); out_val[pos] = -1.0; pos += 1
-        out_m[bi] = pos - out_off[bi]
-        out_loss[bi] = loss
+                    sc = score(keys_a, na, lab, mask, wv)
+                if lab != g:
+                    sc += cost
+                if sc > best_s:
+                    best_s = sc
+                    best = lab
+            if best == g:
+                continue
+            loss += 1.0
+            # + f(pred)
+            if best == 0:
+                for k in range(nb):
+                    out_idx[pos] = windex(keys_b[k], 0, mask); out_val[pos] = 1.0; pos += 1
+            else:
+                for k in range(na):
+                    out_idx[pos] = windex(keys_a[k], best, mask); out_val[pos] = 1.0; pos += 1
+            # - f(gold), when the gold label is a candidate it can be scored with
+            if g == 0:
+                for k in range(nb):
+                    out_idx[pos] = windex(keys_b[k], 0, mask); out_val[pos] = -1.0; pos += 1
+            elif gold_ok:
+                for k in range(na):
+                    out_idx[pos] = windex(keys_a[k], g, mask); out_val[pos] = -1.0; pos += 1
+    out_m[bi] = pos - out_off[bi]
+    out_loss[bi] = loss
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def trace_batch(batch, tokens, gold_edges, allowed, mask, cost, wv, out):
+    """Loss-augmented decode of every candidate pair of the batch's sentences and
+    their gradient entries f(pred) - f(gold) (:class:`TokenAtoms` ``tokens``,
+    :class:`TraceGold` ``gold_edges``, weights :class:`~plgraph.learn._kernels.WeightView`
+    ``wv``; sentence b writes to the :class:`GradientBuffers` ``out`` from ``out.off[b]``)."""
+    for bi in prange(batch.shape[0]):
+        _trace_sentence(bi, batch, tokens, gold_edges, allowed, mask, cost, wv, out)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -311,9 +377,13 @@ def trace_batch_sizes(batch, tok_off, tid, gold_off, gold_c, gold_p, allowed):
 # spine classifier
 # ---------------------------------------------------------------------------------------------
 @njit(cache=NUMBA_CACHE)
-def spine_sentence_scores(wh, th, tid, base, n, cand_off, cand_lab, mask, w, q, u, nn, eta, C, reg):
-    """Scores of every candidate spine of every word: (n, max candidates), -inf padded;
-    candidate k of word i is ``cand_lab[cand_off[tid] + k]``."""
+def spine_sentence_scores(tokens, base, n, cands, mask, wv):
+    """Scores of every candidate spine of every word of the sentence of ``n`` tokens from
+    ``base`` on (:class:`TokenAtoms` ``tokens``, :class:`SpineCandidates` ``cands``,
+    weights :class:`~plgraph.learn._kernels.WeightView` ``wv``): (n, max candidates),
+    -inf padded; candidate k of word i is ``cands.lab[cands.off[tid] + k]``."""
+    wh, th, tid = tokens.wh, tokens.th, tokens.tid
+    cand_off, cand_lab = cands
     width = 1
     for i in range(n):
         t = tid[base + i]
@@ -324,48 +394,60 @@ def spine_sentence_scores(wh, th, tid, base, n, cand_off, cand_lab, mask, w, q, 
         nk = word_keys(wh, th, base, n, i, keys)
         t = tid[base + i]
         for k in range(cand_off[t], cand_off[t + 1]):
-            S[i, k - cand_off[t]] = score(keys, nk, cand_lab[k], mask, w, q, u, nn, eta, C, reg)
+            S[i, k - cand_off[t]] = score(keys, nk, cand_lab[k], mask, wv)
     return S
 
 
-@njit(cache=NUMBA_CACHE, parallel=True)
-def spine_batch(batch, tok_off, wh, th, tid, gold, cand_off, cand_lab, mask, cost, w, q, u, nn, eta, C, reg,
-                out_off, out_idx, out_val, out_m, out_loss):
-    """Loss-augmented decode of every word's spine and the gradient entries."""
-    for bi in prange(batch.shape[0]):
-        s = batch[bi]
-        base = tok_off[s]
-        n = tok_off[s + 1] - base
-        keys = np.empty(MAX_WORD_KEYS, np.uint64)
-        pos = out_off[bi]
-        loss = 0.0
-        for i in range(n):
-            t = tid[base + i]
-            g = gold[base + i]
-            nk = word_keys(wh, th, base, n, i, keys)
-            best = -1
-            best_s = -np.inf
-            gold_ok = False
-            for k in range(cand_off[t], cand_off[t + 1]):
-                lab = cand_lab[k]
-                sc = score(keys, nk, lab, mask, w, q, u, nn, eta, C, reg)
-                if lab == g:
-                    gold_ok = True
-                else:
-                    sc += cost
-                if sc > best_s:
-                    best_s = sc
-                    best = lab
-            if best == g or best < 0:
-                continue
-            loss += 1.0
+@njit(cache=NUMBA_CACHE)
+def _spine_sentence(bi, batch, tokens, gold, cands, mask, cost, wv, out):
+    """:func:`spine_batch`'s work on sentence ``batch[bi]`` (a call of its own: numba's
+    parallel loop would drop the writes to arrays unpacked from a tuple argument)."""
+    tok_off, wh, th, tid = tokens
+    cand_off, cand_lab = cands
+    out_off, out_idx, out_val, out_m, out_loss = out
+    s = batch[bi]
+    base = tok_off[s]
+    n = tok_off[s + 1] - base
+    keys = np.empty(MAX_WORD_KEYS, np.uint64)
+    pos = out_off[bi]
+    loss = 0.0
+    for i in range(n):
+        t = tid[base + i]
+        g = gold[base + i]
+        nk = word_keys(wh, th, base, n, i, keys)
+        best = -1
+        best_s = -np.inf
+        gold_ok = False
+        for k in range(cand_off[t], cand_off[t + 1]):
+            lab = cand_lab[k]
+            sc = score(keys, nk, lab, mask, wv)
+            if lab == g:
+                gold_ok = True
+            else:
+                sc += cost
+            if sc > best_s:
+                best_s = sc
+                best = lab
+        if best == g or best < 0:
+            continue
+        loss += 1.0
+        for k in range(nk):
+            out_idx[pos] = windex(keys[k], best, mask); out_val[pos] = 1.0; pos += 1
+        if gold_ok:
             for k in range(nk):
-                out_idx[pos] = windex(keys[k], best, mask); out_val[pos] = 1.0; pos += 1
-            if gold_ok:
-                for k in range(nk):
-                    out_idx[pos] = windex(keys[k], g, mask); out_val[pos] = -1.0; pos += 1
-        out_m[bi] = pos - out_off[bi]
-        out_loss[bi] = loss
+                out_idx[pos] = windex(keys[k], g, mask); out_val[pos] = -1.0; pos += 1
+    out_m[bi] = pos - out_off[bi]
+    out_loss[bi] = loss
+
+
+@njit(cache=NUMBA_CACHE, parallel=True)
+def spine_batch(batch, tokens, gold, cands, mask, cost, wv, out):
+    """Loss-augmented decode of every word's spine and the gradient entries
+    (:class:`TokenAtoms` ``tokens``, gold spine label id per token ``gold`` (int64),
+    :class:`SpineCandidates` ``cands``, weights :class:`~plgraph.learn._kernels.WeightView`
+    ``wv``; sentence b writes to the :class:`GradientBuffers` ``out`` from ``out.off[b]``)."""
+    for bi in prange(batch.shape[0]):
+        _spine_sentence(bi, batch, tokens, gold, cands, mask, cost, wv, out)
 
 
 # numba does not notice when the inlined hashing/weight-reading kernels of plgraph.learn change

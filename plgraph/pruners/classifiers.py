@@ -18,6 +18,7 @@ import numpy as np
 
 from ..encoding import TokenBatch, encode_tokens
 from ..learn import SparseGradient
+from ..learn._kernels import weight_view
 from ..learn.learners import plain_read_args
 from . import _kernels as K
 from .data import SentenceData, Vocabulary, WordNormaliser
@@ -32,6 +33,11 @@ Encoded = TokenBatch
 def encode(sentences: list[SentenceData], normaliser: WordNormaliser, tags: Vocabulary) -> Encoded:
     """The former entry point: :func:`plgraph.encoding.encode_tokens`."""
     return encode_tokens(sentences, normaliser, tags)
+
+
+def token_atoms(enc: Encoded) -> K.TokenAtoms:
+    """The token arrays of ``enc`` as the kernels read them."""
+    return K.TokenAtoms(enc.tok_off, enc.wh, enc.th, enc.tid)
 
 
 def softmax_rows(S: np.ndarray) -> np.ndarray:
@@ -66,9 +72,9 @@ class _BatchOutput:
         self.m = np.zeros(len(sizes), np.int64)
         self.loss = np.zeros(len(sizes), np.float64)
 
-    def arrays(self) -> tuple:
-        """The kernel's trailing arguments ``out_off, out_idx, out_val, out_m, out_loss``."""
-        return self.off, self.idx, self.val, self.m, self.loss
+    def arrays(self) -> K.GradientBuffers:
+        """The buffers as the batch kernels take them."""
+        return K.GradientBuffers(self.off, self.idx, self.val, self.m, self.loss)
 
     def gradient(self) -> SparseGradient:
         """The written entries of every sentence, concatenated, with the summed loss."""
@@ -113,7 +119,7 @@ class TraceClassifier(_HashedWeights):
                 allowed[tags.get(s.tags[c]), tags.get(s.tags[p]), labels.get(t)] = True
         return cls(labels, allowed, bits)
 
-    def gold_arrays(self, sentences: list[SentenceData]):
+    def gold_arrays(self, sentences: list[SentenceData]) -> K.TraceGold:
         """CSR over sentences of the gold trace edges of known type, (child, parent)
         sorted: ``(off, child, parent, label id)``."""
         off = [0]
@@ -124,21 +130,23 @@ class TraceClassifier(_HashedWeights):
                 if lab > 0:
                     cs.append(c); ps.append(p); ls.append(lab)
             off.append(len(cs))
-        return (np.array(off, np.int64), np.array(cs, np.int64), np.array(ps, np.int64), np.array(ls, np.int64))
+        return K.TraceGold(np.array(off, np.int64), np.array(cs, np.int64), np.array(ps, np.int64),
+                           np.array(ls, np.int64))
 
     def batch_gradient(self, learner, enc: Encoded, gold, batch: np.ndarray, cost: float = 1.0) -> SparseGradient:
-        gold_off, gold_c, gold_p, gold_l = gold
-        out = _BatchOutput(K.trace_batch_sizes(batch, enc.tok_off, enc.tid, gold_off, gold_c, gold_p, self.allowed))
-        K.trace_batch(batch, enc.tok_off, enc.wh, enc.th, enc.tid, gold_off, gold_c, gold_p, gold_l, self.allowed,
-                      self.mask, float(cost), *learner.read_args(), *out.arrays())
+        gold = K.TraceGold(*gold)
+        out = _BatchOutput(K.trace_batch_sizes(batch, enc.tok_off, enc.tid, gold.off, gold.child, gold.parent,
+                                               self.allowed))
+        K.trace_batch(batch, token_atoms(enc), gold, self.allowed, self.mask, float(cost),
+                      weight_view(learner.read_args()), out.arrays())
         return out.gradient()
 
     def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
         """(n, n, labels) scores of sentence ``s`` (-inf for non-candidates)."""
         base, n = enc.span(s)
         w = read_weights(weights)
-        return K.trace_sentence_scores(enc.wh, enc.th, enc.tid, base, n, self.allowed, self.mask,
-                                       *plain_read_args(w))
+        return K.trace_sentence_scores(token_atoms(enc), base, n, self.allowed, self.mask,
+                                       weight_view(plain_read_args(w)))
 
     def probabilities(self, weights, enc: Encoded, s: int) -> np.ndarray:
         return softmax_rows(self.scores(weights, enc, s))
@@ -176,8 +184,8 @@ class SpineClassifier(_HashedWeights):
                        cost: float = 1.0) -> SparseGradient:
         out = _BatchOutput(np.array([2 * K.MAX_WORD_KEYS * (enc.tok_off[s + 1] - enc.tok_off[s]) for s in batch],
                                     np.int64))
-        K.spine_batch(batch, enc.tok_off, enc.wh, enc.th, enc.tid, gold, self.cand_off, self.cand_lab, self.mask,
-                      float(cost), *learner.read_args(), *out.arrays())
+        K.spine_batch(batch, token_atoms(enc), gold, K.SpineCandidates(self.cand_off, self.cand_lab), self.mask,
+                      float(cost), weight_view(learner.read_args()), out.arrays())
         return out.gradient()
 
     def candidates(self, enc: Encoded, s: int) -> list[np.ndarray]:
@@ -187,8 +195,8 @@ class SpineClassifier(_HashedWeights):
     def scores(self, weights, enc: Encoded, s: int) -> np.ndarray:
         base, n = enc.span(s)
         w = read_weights(weights)
-        return K.spine_sentence_scores(enc.wh, enc.th, enc.tid, base, n, self.cand_off, self.cand_lab, self.mask,
-                                       *plain_read_args(w))
+        return K.spine_sentence_scores(token_atoms(enc), base, n, K.SpineCandidates(self.cand_off, self.cand_lab),
+                                       self.mask, weight_view(plain_read_args(w)))
 
     def probabilities(self, weights, enc: Encoded, s: int) -> np.ndarray:
         """(n, max candidates) softmax over each word's candidates (0 where padded)."""

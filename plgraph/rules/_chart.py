@@ -22,6 +22,8 @@ that source changes.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -72,11 +74,24 @@ def _edges_complete(adj, n_points, letters, v, sp, sq, so, sstate, nsub):
 C_P, C_Q, C_O, C_KEY, C_COUNT, C_KIND, C_RULE, C_A, C_B, C_C = range(10)
 
 
+class BackPointer(NamedTuple):
+    """How an item was built (int64 each, the item table's columns ``C_KIND .. C_C``):
+    ``kind`` (``KIND_INIT``, ``KIND_COMB`` or ``KIND_ARC``), ``rule`` (-1 for the
+    initial items) and the rows of its child items ``a``, ``b``, ``c`` (-1 where absent)."""
+
+    kind: int
+    rule: int
+    a: int
+    b: int
+    c: int
+
+
 @njit(cache=NUMBA_CACHE)
-def _add(items, count, first, p, q, o, key, mult, kind, rule, a, b, c):
+def _add(items, count, first, p, q, o, key, mult, back):
     """Add ``mult`` derivations of item (p, q, o, key) to the cell that starts at
     row ``first``: accumulate into an existing row or append one (growing the
-    table).  The first way an item is built is kept as its back-pointer."""
+    table).  The first way an item is built is kept as its :class:`BackPointer`
+    ``back``."""
     for r in range(first, count):
         if items[r, C_O] == o and items[r, C_KEY] == key:
             items[r, C_COUNT] += mult
@@ -90,11 +105,11 @@ def _add(items, count, first, p, q, o, key, mult, kind, rule, a, b, c):
     items[count, C_O] = o
     items[count, C_KEY] = key
     items[count, C_COUNT] = mult
-    items[count, C_KIND] = kind
-    items[count, C_RULE] = rule
-    items[count, C_A] = a
-    items[count, C_B] = b
-    items[count, C_C] = c
+    items[count, C_KIND] = back.kind
+    items[count, C_RULE] = back.rule
+    items[count, C_A] = back.a
+    items[count, C_B] = back.b
+    items[count, C_C] = back.c
     return items, count + 1
 
 
@@ -129,8 +144,8 @@ def count_derivations(adj, g, strict):
             first = count
             cstart[p, q] = first
             if width == 1:
-                items, count = _add(items, count, first, p, q, -1, I_SPAN * N_STATES + F_F_STATE, 1, KIND_INIT,
-                                    -1, -1, -1, -1)
+                items, count = _add(items, count, first, p, q, -1, I_SPAN * N_STATES + F_F_STATE, 1,
+                                    BackPointer(KIND_INIT, -1, -1, -1, -1))
             for k in range(p + 1, q):
                 for a in range(cstart[p, k], cend[p, k]):
                     ka = items[a, C_KEY]
@@ -152,7 +167,8 @@ def count_derivations(adj, g, strict):
                             if not _edges_complete(adj, n, letters, k, sp, sq, so, ss, 2):
                                 continue
                             items, count = _add(items, count, first, p, q, go, g.comb_goal[r],
-                                                items[a, C_COUNT] * items[b, C_COUNT], KIND_COMB, r, a, b, -1)
+                                                items[a, C_COUNT] * items[b, C_COUNT],
+                                                BackPointer(KIND_COMB, r, a, b, -1))
                     # ternary combinations
                     if not g.has_ternary[ka]:
                         continue
@@ -182,7 +198,7 @@ def count_derivations(adj, g, strict):
                                         continue
                                     mult = items[a, C_COUNT] * items[b, C_COUNT] * items[c2, C_COUNT]
                                     items, count = _add(items, count, first, p, q, go, g.comb_goal[r], mult,
-                                                        KIND_COMB, r, a, b, c2)
+                                                        BackPointer(KIND_COMB, r, a, b, c2))
             # arc steps, in order of the number of direct edges among the points
             for d in range(0, 4):
                 c = first
@@ -205,8 +221,8 @@ def count_derivations(adj, g, strict):
                             if xcreate and strict and not new_external_ok(g, r, o, p, q, root):
                                 continue
                             gk, go = arc_goal(g, r, o, q, o0)
-                            items, count = _add(items, count, first, p, q, go, gk, items[c, C_COUNT], KIND_ARC,
-                                                r, c, -1, -1)
+                            items, count = _add(items, count, first, p, q, go, gk, items[c, C_COUNT],
+                                                BackPointer(KIND_ARC, r, c, -1, -1))
                     c += 1
             cend[p, q] = count
 
