@@ -103,7 +103,7 @@ def main() -> int:
 
     def kernel_only():
         for tb in tables1:
-            raw = K.chart(g1, tb, 0, 0, True, True, False, 0)
+            raw = K.chart(g1, tb, K.Search(0, 0, True, True, False, 0))
             K.outside(*raw[:6], tb)
 
     tk1 = min(_timed(kernel_only) for _ in range(args.repeat))
@@ -116,14 +116,15 @@ def main() -> int:
     t_tables = time.perf_counter() - start
     g2 = rules.kernel_args()
     args2 = [t.kernel_args() for t in tables2]
-    K.chart(g2, args2[0], args.beam, args.cube, True, True, False, 0)     # warm
+    search2 = K.Search(args.beam, args.cube, True, True, False, 0)
+    K.chart(g2, args2[0], search2)     # warm
 
     results = []
 
     def pass2_all():
         results.clear()
         for tb in args2:
-            raw = K.chart(g2, tb, args.beam, args.cube, True, True, False, 0)
+            raw = K.chart(g2, tb, search2)
             K.outside(*raw[:6], tb)
             results.append((raw[6] >= 0, raw[8], raw[2]))
 

@@ -1,10 +1,14 @@
 """The chart's items and their storage (numba helpers of :mod:`plgraph.parser.chart._kernel`).
 
 Item table columns (:data:`P` .. :data:`MODE`), flags (``ROOT_EDGE`` .. ``GOLD``), arc
-modes, the packed item identity (:func:`ident`) and the per-cell hash that merges items
-of one identity (:func:`add_item`); the kernel's docstring describes what they mean.
+modes, the packed item identity (:func:`ident`), a cell's scratch storage
+(:class:`CellScratch`) and the per-cell hash that merges items of one identity
+(:func:`add_item`, one :class:`Item` at a time); the kernel's docstring describes what
+they mean.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -94,12 +98,63 @@ def rehash(sidn, sn, gen, size):
     return hk, hv, hg
 
 
+class CellScratch(NamedTuple):
+    """One cell's storage while the chart builds it (row and log counts travel beside it).
+
+    * ``rows`` (R, :data:`NCOL`) int32: the cell's items, one row each (columns
+      :data:`P` .. :data:`MODE`); ``ins`` (R,) float64: their inside scores; ``idn`` (R,)
+      int64: their identities (:func:`ident`);
+    * ``hkey`` / ``hrow`` / ``hgen`` (H,): the open-addressing hash of the identities (H a
+      power of two, kept at most half full): slot h holds identity ``hkey[h]`` at row
+      ``hrow[h]`` when ``hgen[h]`` is the current cell's generation;
+    * ``log_ix`` (R', 5) int32 / ``log_w`` (R', 3) float64: the cell's hyperedge log
+      (columns ``LG_*`` / ``LW_*``).
+
+    The arrays are filled in place; :func:`plgraph.parser.chart._steps.reserve` returns a
+    grown copy when one is too small."""
+
+    rows: np.ndarray
+    ins: np.ndarray
+    idn: np.ndarray
+    hkey: np.ndarray
+    hrow: np.ndarray
+    hgen: np.ndarray
+    log_ix: np.ndarray
+    log_w: np.ndarray
+
+
+class Item(NamedTuple):
+    """One item as :func:`add_item` writes it, its fields in column order (:data:`P` ..
+    :data:`MODE`): span ``p`` .. ``q``, external point ``o`` (-1: none), ``key``,
+    ``flags``, spine options ``sp`` / ``sq`` / ``so``, and the back-pointer: ``kind``,
+    ``rule``, child rows ``a`` / ``b`` / ``c`` (-1: none), ``aux`` (an arc step's flat
+    score index) and ``mode`` (an arc step's ``MODE_*``).  Scalars only."""
+
+    p: int
+    q: int
+    o: int
+    key: int
+    flags: int
+    sp: int
+    sq: int
+    so: int
+    kind: int
+    rule: int
+    a: int
+    b: int
+    c: int
+    aux: int
+    mode: int
+
+
 @njit(cache=NUMBA_CACHE)
-def add_item(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, o, key, flags, sp, sq, so, score, kind, rule, a, b, c, aux, mode,
-         gold):
-    """Add item (p, q, o, key, flags, spines) with ``score`` to the cell's scratch rows (room
-    reserved) or merge it into the row with its identity (a better score takes the
-    back-pointer; GOLD is or-ed).  Returns (sn, row)."""
+def add_item(scratch, sn, gen, item, score, gold):
+    """Add ``item`` (:class:`Item`) with ``score`` to the cell's rows of ``scratch``
+    (:class:`CellScratch`, ``sn`` rows used, room reserved, hash generation ``gen``) or
+    merge it into the row with its identity (a better score takes the back-pointer; GOLD
+    is or-ed).  Returns (sn, row)."""
+    sit, sins, sidn, hk, hv, hg, _slg, _slw = scratch
+    p, q, o, key, flags, sp, sq, so, kind, rule, a, b, c, aux, mode = item
     idn = ident(o, key, flags, sp, sq, so)
     h = hfind(hk, hg, gen, idn)
     if hg[h] == gen:

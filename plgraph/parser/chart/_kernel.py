@@ -85,15 +85,19 @@ array (or a tuple holding arrays, such as the rule and score namedtuples) is han
 function that is not inlined, or unpacked inside a loop; in a chart with millions of
 steps those dominated the run time (``perf``: ~40%), and numba's own inlining does not
 remove them (it binds an inlined function's array arguments with reference counts too).
-So :func:`chart` unpacks the namedtuples once; the pop (combination, merge into the cell,
-log), the cube's heap and the arc step are written out once each in its loop body; the
-helpers they call take scalars (:func:`ident`, the scalar forms of
-:mod:`plgraph.rules._apply`); every buffer is reserved before a phase that fills it
-(nothing reallocates inside the loops).
+So :func:`chart` unpacks its packed arguments (the rules, the :class:`Search`, the
+:class:`Sentence` its set-up derives, the buffers) once, before the span loop; the pop
+(combination, merge into the cell, log), the cube's heap and the arc step are written
+out once each in its loop body; the helpers they call take scalars (:func:`ident`, the
+scalar forms of :mod:`plgraph.rules._apply`) and their arrays as plain arguments; every
+buffer is reserved before a phase that fills it (nothing reallocates inside the loops).
 
 The item layout and storage are :mod:`~plgraph.parser.chart._items`, the combination and
 arc-step helpers :mod:`~plgraph.parser.chart._steps`, outside scores and the back-trace
-:mod:`~plgraph.parser.chart._outside`; this module holds :func:`chart` alone.
+:mod:`~plgraph.parser.chart._outside`; this module holds :func:`chart`, its set-up
+(:func:`sentence_view`, :func:`chart_buffers`) and finishing (:func:`best_goal`), and
+their packed arguments (:class:`Search`, :class:`Sentence`, :class:`Kept`,
+:class:`SubBeams`, :class:`Ranking`, :class:`CubeWork`).
 
 The helpers of :mod:`plgraph.parser.chart._beam`, ``_items`` and ``_steps`` are plain numba
 functions, not ``inline="always"``: LLVM inlines them into :func:`chart` all the same, and
@@ -105,6 +109,8 @@ Cache note: the compiled kernels hold the numba functions of :mod:`plgraph.rules
 cache files when those sources change.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -119,10 +125,10 @@ from ...rules._apply import (F_F_STATE, I_SPAN, KIND_ARC, KIND_COMB, KIND_INIT, 
                              ref_ok, role, role_points, ternary_external_refs)
 from ._items import (NEG, ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN, GOLD, ID_FLAGS, COARSE_FLAGS, MODE_S,
                      MODE_ST, MODE_T, O_SLOTS, SPN, IX_MAIN, IX_L, IX_R, P, Q, O, KEY, FLG, SP, SQ, SO, KIND, RULE, A,
-                     B, C, AUX, MODE, NCOL, LG_GOAL, LG_A, LG_B, LG_C, LG_PAIR, LW_W, LW_S, LW_T, ident, mix,
-                     grow_rows, grow_vec, add_item, is_gold, n_spines)
-from ._steps import (ref_point, sb_candidates, gold_between, comb_loss, combine_flags, spine_correction, cross_tables,
-                     crossable, goal_extra, reserve)
+                     B, C, AUX, MODE, NCOL, LG_GOAL, LG_A, LG_B, LG_C, LG_PAIR, LW_W, LW_S, LW_T, CellScratch,
+                     Item, ident, mix, grow_rows, grow_vec, add_item, is_gold, n_spines)
+from ._steps import (ChildSpans, Combo, MissLoss, SpineOptions, ref_point, sb_candidates, gold_between, comb_loss,
+                     combine_flags, spine_correction, cross_tables, crossable, goal_extra, reserve)
 from ._items import *  # noqa: F401,F403  (the item layout, for the kernel's callers)
 from ._outside import backtrace, outside  # noqa: F401  (the kernels after the chart)
 
@@ -136,27 +142,238 @@ START_ROWS = 1 << 22
 GAVE_UP = -2
 
 
+class Search(NamedTuple):
+    """How :func:`chart` searches (one argument, built once per chart).
+
+    ``beam``: items kept per sub-beam (0: all); ``cube``: combinations popped per cell
+    (0: every combination, in order); ``strict``: apply the parser-level conditions of
+    :mod:`plgraph.rules._apply`; ``log``: keep the hyperedge log (for :func:`outside`);
+    ``mark_gold``: set GOLD on the items of the gold derivation (``ScoreArgs.gold_off`` /
+    ``gold_id``) and let them bypass the coarse check; ``max_items`` (0: no limit): once
+    the chart keeps more items, it stops before the next cell and gives no parse."""
+
+    beam: int
+    cube: int
+    strict: bool
+    log: bool
+    mark_gold: bool
+    max_items: int
+
+
+class Sentence(NamedTuple):
+    """What every phase of :func:`chart` reads about the sentence, derived once from its
+    :class:`~plgraph.parser.chart.tables.ScoreArgs` and the :class:`Search` by
+    :func:`sentence_view`; read-only.
+
+    * ``spines``: :class:`~plgraph.parser.chart._steps.SpineOptions`; ``pair_off``,
+      ``gold_off``, ``coarse``: as in ``ScoreArgs``;
+    * ``st_best`` (2, E) float64: the best structural (row 0) and trace (row 1) score of
+      every score-table entry; ``gold_st`` (2, N*N) uint8: gold structural / trace edge
+      ``c * N + p``;
+    * ``gold_id``: the gold items' identities, empty unless the search marks gold;
+    * ``loss``: :class:`~plgraph.parser.chart._steps.MissLoss`; ``cross`` (4, N, N): the
+      crossing ranges of :func:`~plgraph.parser.chart._steps.cross_tables`;
+    * ``N`` points, ``root`` = N - 1; ``max_nsp``: the most spine options of a point;
+      ``several``: some point has more than one (then the L and R indexes are built);
+      ``spine_scores``: some spine score is non-zero (a spine correction can be);
+      ``train``: ``miss`` is non-zero; ``gold_root``: gold has the edge 0 -> ROOT (0/1)."""
+
+    spines: SpineOptions
+    pair_off: np.ndarray
+    st_best: np.ndarray
+    gold_st: np.ndarray
+    gold_off: np.ndarray
+    gold_id: np.ndarray
+    coarse: np.ndarray
+    loss: MissLoss
+    cross: np.ndarray
+    N: int
+    root: int
+    max_nsp: int
+    several: bool
+    spine_scores: bool
+    train: bool
+    gold_root: int
+
+
+class Kept(NamedTuple):
+    """What the chart keeps across cells: the permanent item table ``it[:n_items]``
+    (columns ``P`` .. ``MODE``) with inside scores ``ins``, the hyperedge log
+    ``lg[:n_log]`` / ``lw[:n_log]`` (columns ``LG_*`` / ``LW_*``; one row each when the
+    search keeps no log), and ``stats[:, p * N + q]`` per cell: sub-cubes, combinations
+    popped, items kept."""
+
+    it: np.ndarray
+    ins: np.ndarray
+    n_items: int
+    lg: np.ndarray
+    lw: np.ndarray
+    n_log: int
+    stats: np.ndarray
+
+
+class SubBeams(NamedTuple):
+    """The kept items' sub-beams: sub-beam z has key ``key[z]`` (``(item key * O_SLOTS +
+    o + 1) * SPN`` plus, in the L / R index, the right / left end's spine) and rows
+    ``rows[lo[z] : lo[z] + length[z]]`` of the item table, best first; ``n_beams`` /
+    ``n_rows`` are used.  Cell ``p * N + q``'s sub-beams in index ``ix`` (``IX_MAIN``,
+    ``IX_L``, ``IX_R``) are ``ix_lo[ix, cell] .. ix_hi[ix, cell] - 1``, sorted by key."""
+
+    key: np.ndarray
+    lo: np.ndarray
+    length: np.ndarray
+    n_beams: int
+    rows: np.ndarray
+    n_rows: int
+    ix_lo: np.ndarray
+    ix_hi: np.ndarray
+
+
+class Ranking(NamedTuple):
+    """Buffers ranking a cell's rows into sub-beams (:func:`~plgraph.parser.chart._beam.rank_rows`),
+    of one length R (at least the cell's rows): ``rows`` (R,) the rows to rank, per
+    index (main, L, R) ``order`` (3, R) the ranked rows, ``key`` (3, R) each row's
+    sub-beam key and ``keep`` (3, R) whether its sub-beam keeps it; ``perm`` (R,) a
+    row's permanent row (-1: dropped)."""
+
+    rows: np.ndarray
+    order: np.ndarray
+    key: np.ndarray
+    keep: np.ndarray
+    perm: np.ndarray
+
+
+class CubeWork(NamedTuple):
+    """The combination phases' buffers.
+
+    * ``cu`` (U, 8) int64 / ``cf`` (U, 2) float64: the cell's sub-cubes -- rule, arity,
+      sub-beams a, b, c (-1), splits k, l (-1), goal external point; loss and the top
+      corner's priority;
+    * the cube heap: entry e has priority ``pri[e]``, sub-cube ``ez[e]`` and corner
+      ``eix[e, :3]``; ``heap`` orders the entries;
+    * ``rows3`` (3,): child rows for :func:`~plgraph.parser.chart._steps.spine_correction`;
+      ``pts`` (5, 9) / ``out1`` (1,): scratch of
+      :func:`~plgraph.parser.chart._steps.combine_flags`; ``kids``:
+      :class:`~plgraph.parser.chart._steps.ChildSpans` for
+      :func:`~plgraph.parser.chart._steps.comb_loss`."""
+
+    cu: np.ndarray
+    cf: np.ndarray
+    pri: np.ndarray
+    ez: np.ndarray
+    eix: np.ndarray
+    heap: np.ndarray
+    rows3: np.ndarray
+    pts: np.ndarray
+    out1: np.ndarray
+    kids: ChildSpans
+
+
+# -- set-up -------------------------------------------------------------------------------------
+@njit(cache=NUMBA_CACHE, nogil=True)
+def sentence_view(tb, search):
+    """The :class:`Sentence` of the score tables ``tb`` (:class:`~plgraph.parser.chart.tables.ScoreArgs`)
+    under ``search`` (:class:`Search`)."""
+    mark_gold = search.mark_gold
+    sp_off = tb.sp_off
+    sp_score = tb.sp_score
+    st_best = np.empty((2, tb.s_best.shape[0]), np.float64)
+    st_best[0] = tb.s_best
+    st_best[1] = tb.t_best
+    miss = tb.miss
+    gold_s = tb.gold_s
+    gold_st = np.empty((2, tb.gold_s.shape[0]), np.uint8)
+    gold_st[0] = tb.gold_s
+    gold_st[1] = tb.gold_t
+    gold_id = tb.gold_id if mark_gold else tb.gold_id[:0]
+    N = sp_off.shape[0] - 1
+    root = N - 1
+    max_nsp = 1
+    for w in range(N):
+        max_nsp = max(max_nsp, n_spines(sp_off, w))
+    spine_scores = False
+    for z in range(sp_score.shape[0]):
+        if sp_score[z] != 0.0:
+            spine_scores = True
+    gold_root = gold_s[root] if N >= 2 else 0      # gold edge 0 -> ROOT (flat index 0 * N + root)
+    cross = cross_tables(sp_off, tb.pair_off, st_best)
+    return Sentence(SpineOptions(sp_off, sp_score), tb.pair_off, st_best, gold_st, tb.gold_off, gold_id, tb.coarse,
+                    MissLoss(tb.gw, tb.gps, miss, N), cross, N, root, max_nsp, max_nsp > 1, spine_scores, miss != 0.0,
+                    gold_root)
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def chart_buffers(N, log):
+    """Fresh buffers of a chart over ``N`` points: ``(kept, beams, scratch, ranking,
+    work)`` (:class:`Kept`, :class:`SubBeams`, :class:`~plgraph.parser.chart._items.CellScratch`,
+    :class:`Ranking`, :class:`CubeWork`), all empty; the log arrays hold one row unless
+    ``log``."""
+    # the permanent table of kept items and the hyperedge log, reserved at START_ROWS: the
+    # memory of an np.empty this large is mapped, not touched, so a chart holds only the
+    # pages of the rows it fills, and growing (old and new table at once) is rare
+    kept = Kept(np.empty((START_ROWS, NCOL), np.int32), np.empty(START_ROWS, np.float64), np.int64(0),
+                np.empty((START_ROWS if log else 1, 5), np.int32), np.empty((START_ROWS if log else 1, 3), np.float64),
+                np.int64(0), np.zeros((3, N * N), np.int64))
+    beams = SubBeams(np.empty(1024, np.int64), np.empty(1024, np.int64), np.empty(1024, np.int64), np.int64(0),
+                     np.empty(4096, np.int32), np.int64(0), np.zeros((3, N * N), np.int64),
+                     np.zeros((3, N * N), np.int64))
+    scratch = CellScratch(np.empty((256, NCOL), np.int32), np.empty(256, np.float64), np.empty(256, np.int64),
+                          np.empty(1024, np.int64), np.empty(1024, np.int32), np.zeros(1024, np.int64),
+                          np.empty((256, 5), np.int32), np.empty((256, 3), np.float64))
+    ranking = Ranking(np.empty(256, np.int64), np.empty((3, 256), np.int64), np.empty((3, 256), np.int64),
+                      np.zeros((3, 256), np.bool_), np.empty(256, np.int64))
+    work = CubeWork(np.empty((256, 8), np.int64), np.empty((256, 2), np.float64), np.empty(64, np.float64),
+                    np.empty(64, np.int64), np.empty((64, 3), np.int64), np.empty(64, np.int64), np.empty(3, np.int64),
+                    np.empty((5, 9), np.int64), np.empty(1, np.float64),
+                    ChildSpans(np.empty(3, np.int64), np.empty(3, np.int64), np.empty(3, np.int64),
+                               np.empty(3, np.int64)))
+    return kept, beams, scratch, ranking, work
+
+
+# -- finishing ----------------------------------------------------------------------------------
+@njit(cache=NUMBA_CACHE, nogil=True)
+def best_goal(kept, sen):
+    """The best goal item among the kept items, its score with what the goal adds
+    (:func:`~plgraph.parser.chart._steps.goal_extra`): ``(row, score)``, ``(-1, -inf)``
+    when there is none."""
+    it = kept.it
+    ins = kept.ins
+    root = sen.root
+    miss = sen.loss.miss
+    gold_root = sen.gold_root
+    goal = -1
+    best = NEG
+    for r in range(kept.n_items):
+        v = ins[r] + goal_extra(it, r, root, miss, gold_root)
+        if v > best:
+            best = v
+            goal = r
+    return goal, best
+
+
 # -- the chart ----------------------------------------------------------------------------------
 @njit(cache=NUMBA_CACHE, nogil=True)
-def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
+def chart(g, tb, search):
     """Run the chart over one sentence.
 
     ``g``: :meth:`RuleTables.kernel_args() <plgraph.rules.tables.RuleTables.kernel_args>`;
-    ``tb``: :class:`plgraph.parser.chart.tables.ScoreArgs`; ``K`` items per sub-beam (0: all);
-    ``cube`` pops per cell (0: every combination); ``strict`` the parser-level conditions
-    of :mod:`plgraph.rules._apply`; ``log`` keep the hyperedge log (for :func:`outside`);
-    ``mark_gold`` set GOLD on items of the gold derivation (``tb.gold_off/gold_id``) and let
-    them bypass the coarse check; ``max_items`` (0: no limit) the items the chart may keep:
-    once it holds more, it stops before the next cell, gives no parse and says so
-    (goal :data:`GAVE_UP`) -- memory and time stay bounded on a sentence far longer than
-    the pruning was tuned on.
+    ``tb``: :class:`plgraph.parser.chart.tables.ScoreArgs`; ``search``: :class:`Search`
+    (``beam`` items per sub-beam, ``cube`` pops per cell, ``strict``, ``log``,
+    ``mark_gold``, ``max_items``: once the chart holds more items, it stops before the
+    next cell, gives no parse and says so (goal :data:`GAVE_UP`) -- memory and time stay
+    bounded on a sentence far longer than the pruning was tuned on).
 
     Returns ``(it, ins, n_items, lg, lw, n_log, goal, goal_score, stats)``: the kept items
     (rows ``it[:n_items]``), the hyperedge log, the goal's row (-1: no parse, GAVE_UP: the
     item budget ran out) and score, and ``stats[:, p * N + q]`` per cell: sub-cubes,
     combinations popped, items kept.
+
+    Phases: the set-up (:func:`sentence_view`, :func:`chart_buffers`), the span loop
+    (here) and the finishing (:func:`best_goal`).
     """
-    # the rule and score arrays, unpacked once (see the module's speed notes)
+    sen = sentence_view(tb, search)
+    kept, beams, scratch, ranking, work = chart_buffers(sen.N, search.log)
+    # the rule, score and buffer arrays, unpacked once (see the module's speed notes)
     letters = g.letters
     n_direct = g.n_direct
     comb_keys = g.comb_keys
@@ -173,85 +390,41 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
     arc_child = g.arc_child
     arc_xcreate = g.arc_xcreate
     arc_goal = g.arc_goal
-    sp_off = tb.sp_off
-    sp_score = tb.sp_score
-    pair_off = tb.pair_off
-    st_best = np.empty((2, tb.s_best.shape[0]), np.float64)
-    st_best[0] = tb.s_best
-    st_best[1] = tb.t_best
-    miss = tb.miss
-    gold_s = tb.gold_s
-    gold_st = np.empty((2, tb.gold_s.shape[0]), np.uint8)
-    gold_st[0] = tb.gold_s
-    gold_st[1] = tb.gold_t
-    gw = tb.gw
-    gps = tb.gps
-    gold_off = tb.gold_off
-    gold_id = tb.gold_id if mark_gold else tb.gold_id[:0]
-    coarse = tb.coarse     # all bits set when pass 2 runs without the pass-1b check
-    N = sp_off.shape[0] - 1
-    root = N - 1
-    max_nsp = 1
-    for w in range(N):
-        max_nsp = max(max_nsp, n_spines(sp_off, w))
-    spines = max_nsp > 1
-    spine_scores = False      # a spine correction can be non-zero
-    for z in range(sp_score.shape[0]):
-        if sp_score[z] != 0.0:
-            spine_scores = True
-    train = miss != 0.0
-    # the permanent table of kept items and the hyperedge log, reserved at START_ROWS: the
-    # memory of an np.empty this large is mapped, not touched, so a chart holds only the
-    # pages of the rows it fills, and growing (old and new table at once) is rare
-    it = np.empty((START_ROWS, NCOL), np.int32)
-    ins = np.empty(START_ROWS, np.float64)
-    nit = 0
-    lg = np.empty((START_ROWS if log else 1, 5), np.int32)
-    lw = np.empty((START_ROWS if log else 1, 3), np.float64)
-    nlg = 0
-    # one cell's scratch rows, identities, hash table (by generation) and log
-    sit = np.empty((256, NCOL), np.int32)
-    sins = np.empty(256, np.float64)
-    sidn = np.empty(256, np.int64)
-    hk = np.empty(1024, np.int64)
-    hv = np.empty(1024, np.int32)
-    hg = np.zeros(1024, np.int64)
-    slg = np.empty((256, 5), np.int32)
-    slw = np.empty((256, 3), np.float64)
+    K = search.beam
+    cube = search.cube
+    strict = search.strict
+    log = search.log
+    mark_gold = search.mark_gold
+    max_items = search.max_items
+    sp_off, sp_score = sen.spines
+    pair_off = sen.pair_off
+    st_best = sen.st_best
+    gold_st = sen.gold_st
+    gold_off = sen.gold_off
+    gold_id = sen.gold_id
+    coarse = sen.coarse
+    cross = sen.cross
+    loss = sen.loss
+    _gw, gps, miss, _n = loss
+    N = sen.N
+    root = sen.root
+    max_nsp = sen.max_nsp
+    spines = sen.several
+    spine_scores = sen.spine_scores
+    train = sen.train
+    it, ins, nit, lg, lw, nlg, stats = kept
+    sb_key, sb_lo, sb_len, nsb, sb_rows, nsr, ix_lo, ix_hi = beams
+    sit, sins, sidn, hk, hv, hg, slg, slw = scratch
     gen = 0
-    # ranking buffers: rows, per index (main, L, R) order, group keys, keep flags
-    wrow = np.empty(256, np.int64)
-    word = np.empty((3, 256), np.int64)
-    wkey = np.empty((3, 256), np.int64)
-    wkeep = np.zeros((3, 256), np.bool_)
-    perm = np.empty(256, np.int64)
-    # sub-beams: keys, first row and length in sb_rows; per cell and index, a range of them
-    sb_key = np.empty(1024, np.int64)
-    sb_lo = np.empty(1024, np.int64)
-    sb_len = np.empty(1024, np.int64)
-    nsb = 0
-    sb_rows = np.empty(4096, np.int32)
-    nsr = 0
-    ix_lo = np.zeros((3, N * N), np.int64)
-    ix_hi = np.zeros((3, N * N), np.int64)
-    stats = np.zeros((3, N * N), np.int64)     # per cell: sub-cubes, pops, items kept
-    # sub-cubes: ints (rule, arity, sub-beam a, b, c, k, l, go), floats (loss, top-corner priority)
-    cu = np.empty((256, 8), np.int64)
-    cf = np.empty((256, 2), np.float64)
-    # the cube heap: entries (priority, sub-cube, corner)
-    pri = np.empty(64, np.float64)
-    ez = np.empty(64, np.int64)
-    eix = np.empty((64, 3), np.int64)
-    heap = np.empty(64, np.int64)
-    rows3 = np.empty(3, np.int64)
-    pts = np.empty((5, 9), np.int64)
-    out5 = np.empty(1, np.float64)
-    ccp = np.empty(3, np.int64)
-    ccq = np.empty(3, np.int64)
-    cco = np.empty(3, np.int64)
-    cck = np.empty(3, np.int64)
-    gold_root = gold_s[root] if N >= 2 else 0      # gold edge 0 -> ROOT (flat index 0 * N + root)
-    cross = cross_tables(sp_off, pair_off, st_best)
+    wrow, word, wkey, wkeep, perm = ranking
+    cu, cf, pri, ez, eix, heap, rows3, pts, out5, kids = work
+    ccp, ccq, cco, cck = kids
+    # The span loop is one body by contract, not a call per phase: per cell it makes the
+    # init items (width 1) or the sub-cubes and the pops, then the two arc stages, then
+    # the cell's indexes and its copy to the permanent table, all over the local buffers
+    # unpacked above, which a phase may grow (rebind); a phase as a function of its own
+    # would take and return those buffers packed, once per cell and phase, on the
+    # parser's hottest path.
     over = False
     for width in range(1, N):
         if over:
@@ -269,17 +442,17 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
             if width == 1:
                 nini = n_spines(sp_off, p) * n_spines(sp_off, q)
                 if nini > sit.shape[0] or 2 * nini > hk.shape[0] or (log and nini > slg.shape[0]):
-                    sit, sins, sidn, hk, hv, hg, slg, slw = reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
-                                                                     nini, log)
+                    scratch = reserve(scratch, sn, ln, gen, nini, log)
+                    sit, sins, sidn, hk, hv, hg, slg, slw = scratch
                 up = 1.0 if p == 0 else 0.5
                 uq = 1.0 if q == root else 0.5
                 key0 = I_SPAN * N_STATES + F_F_STATE
                 for i in range(n_spines(sp_off, p)):
                     for j in range(n_spines(sp_off, q)):
                         gold = mark_gold and is_gold(gold_off, gold_id, cell, ident(-1, key0, 0, i, j, 0))
-                        sn, _r = add_item(sit, sins, sidn, hk, hv, hg, sn, gen, p, q, -1, key0, 0, i, j, 0,
-                                      up * sp_score[sp_off[p] + i] + uq * sp_score[sp_off[q] + j],
-                                      KIND_INIT, -1, -1, -1, -1, -1, 0, gold)
+                        item = Item(p, q, -1, key0, 0, i, j, 0, KIND_INIT, -1, -1, -1, -1, -1, 0)
+                        sn, _r = add_item(scratch, sn, gen, item,
+                                          up * sp_score[sp_off[p] + i] + uq * sp_score[sp_off[q] + j], gold)
             else:
                 # -- sub-cubes -------------------------------------------------------------
                 ncu = 0
@@ -338,8 +511,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                                     ccq[1] = q
                                     cco[1] = ob
                                     cck[1] = kb
-                                    cf[ncu, 0] = comb_loss(letters, gw, gps, miss, N, 2, ccp, ccq, cco, cck, k, -1, p,
-                                                            q, go)
+                                    cf[ncu, 0] = comb_loss(letters, loss, kids, Combo(2, p, q, k, -1, go))
                                 if cube > 0:
                                     rows3[0] = ra0
                                     rows3[1] = sb_rows[sb_lo[lb]]
@@ -411,8 +583,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                                             ccq[2] = q
                                             cco[2] = oc
                                             cck[2] = kc
-                                            cf[ncu, 0] = comb_loss(letters, gw, gps, miss, N, 3, ccp, ccq, cco, cck, k,
-                                                                    l, p, q, go)
+                                            cf[ncu, 0] = comb_loss(letters, loss, kids, Combo(3, p, q, k, l, go))
                                         if cube > 0:
                                             rows3[0] = ra0
                                             rows3[1] = sb_rows[sb_lo[lb]]
@@ -434,8 +605,8 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                 else:
                     total = cube
                 if sn + total > sit.shape[0] or 2 * (sn + total) > hk.shape[0] or (log and ln + total > slg.shape[0]):
-                    sit, sins, sidn, hk, hv, hg, slg, slw = reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
-                                                                     total, log)
+                    scratch = reserve(scratch, sn, ln, gen, total, log)
+                    sit, sins, sidn, hk, hv, hg, slg, slw = scratch
                 hmask = hk.shape[0] - 1
                 hn = 0
                 ne = 0
@@ -544,7 +715,7 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                             gsp = it[r0, SP]
                             gsq = it[r1, SQ]
                     else:
-                        fl = combine_flags(it, sp_off, sp_score, r0, r1, r2, ar, p, q, k, l, go, root, pts, out5)
+                        fl = combine_flags(it, sp_off, sp_score, r0, r1, r2, Combo(ar, p, q, k, l, go), root, pts, out5)
                         gsp = pts[4, 0]
                         gsq = pts[4, 1]
                         gso = pts[4, 2]
@@ -693,8 +864,8 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                         for ridx in range(arc_start[key], arc_start[key + 1]):
                             bound += 2 * (N * max_nsp if arc_xcreate[arc_rules[ridx]] else 1)
                 if sn + bound > sit.shape[0] or 2 * (sn + bound) > hk.shape[0] or (log and ln + bound > slg.shape[0]):
-                    sit, sins, sidn, hk, hv, hg, slg, slw = reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen,
-                                                                     bound, log)
+                    scratch = reserve(scratch, sn, ln, gen, bound, log)
+                    sit, sins, sidn, hk, hv, hg, slg, slw = scratch
                 hmask = hk.shape[0] - 1
                 for z in range(nk):
                     r = wrow[z]
@@ -945,17 +1116,11 @@ def chart(g, tb, K, cube, strict, log, mark_gold, max_items):
                     lw[nlg, LW_S] = slw[e, LW_S]
                     lw[nlg, LW_T] = slw[e, LW_T]
                     nlg += 1
-    goal = -1
-    best = NEG
+    kept = Kept(it, ins, nit, lg, lw, nlg, stats)
     if over:
-        return it, ins, nit, lg, lw, nlg, GAVE_UP, best, stats
-    for r in range(nit):
-        v = ins[r] + goal_extra(it, r, root, miss, gold_root)
-        if v > best:
-            best = v
-            goal = r
+        return it, ins, nit, lg, lw, nlg, GAVE_UP, NEG, stats
+    goal, best = best_goal(kept, sen)
     return it, ins, nit, lg, lw, nlg, goal, best, stats
-
 
 if NUMBA_CACHE:
     # numba does not notice when inlined code of another module changes

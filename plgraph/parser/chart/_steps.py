@@ -3,8 +3,16 @@
 loss a combination charges (:func:`comb_loss`), the flags of a combination
 (:func:`combine_flags`) and its spine correction, the crossing tables of the arc steps,
 the goal's extra loss and the buffer reservation before each phase.
+
+:func:`comb_loss` and :func:`reserve` take their arrays packed by what they are
+(:class:`MissLoss`, :class:`ChildSpans`, :class:`~plgraph.parser.chart._items.CellScratch`),
+built once per sentence; the helpers called per pop (:func:`combine_flags`,
+:func:`spine_correction`) take theirs as plain arguments, as the chart's loop holds them;
+a combination's shape is one tuple of scalars (:class:`Combo`).
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -16,7 +24,53 @@ from . import _items
 from ...rules._apply import (I_SPAN, J_F_STATE, N_STATES, REF_I0, REF_IPLUS, REF_J0, REF_J1, REF_J2, REF_NONE, REF_XP,
                              has_direct, j_F_STATE, role)
 from ._items import (NEG, ROOT_EDGE, SP_P, SP_Q, SP_O, XS_P, XS_Q, XS_IN, O_SLOTS, SPN, P, Q, O, KEY, FLG, SP, SQ, SO,
-                     grow_rows, grow_vec, rehash, end_units)
+                     CellScratch, grow_rows, grow_vec, rehash, end_units)
+
+
+class SpineOptions(NamedTuple):
+    """Each point's spine options: point w's are ``sp_off[w] .. sp_off[w+1]-1`` (``sp_off``
+    (N+1,) int64) with scores ``sp_score`` (float64; loss-augmented in training) --
+    those of :class:`plgraph.parser.chart.tables.ScoreArgs`."""
+
+    sp_off: np.ndarray
+    sp_score: np.ndarray
+
+
+class MissLoss(NamedTuple):
+    """What the missed-edge loss of a combination reads (:func:`comb_loss`): ``gw``
+    (N*N,) the gold (kind, direction) edges between two points, ``gps`` ((N+1)*(N+1),)
+    their 2-D prefix sums (both of :class:`plgraph.parser.chart.tables.ScoreArgs`), the
+    weight ``miss`` of a missed edge (0 outside training) and the number of points ``N``."""
+
+    gw: np.ndarray
+    gps: np.ndarray
+    miss: float
+    N: int
+
+
+class ChildSpans(NamedTuple):
+    """A combination's children as :func:`comb_loss` reads them, before their items are
+    chosen: child t (< the combination's arity) spans ``cp[t] .. cq[t]`` with external
+    point ``co[t]`` (-1: none) and key ``ck[t]``.  Arrays of 3 int64, filled per
+    combination by the chart."""
+
+    cp: np.ndarray
+    cq: np.ndarray
+    co: np.ndarray
+    ck: np.ndarray
+
+
+class Combo(NamedTuple):
+    """The shape of a combination: ``nc`` children (2 or 3) over the goal span [p, q],
+    split at ``k`` and, when ``nc`` is 3, at ``l`` (else -1); ``go`` the goal's external
+    point (-1: none).  Scalars only: built per combination at no cost."""
+
+    nc: int
+    p: int
+    q: int
+    k: int
+    l: int
+    go: int
 
 
 # -- combinations -------------------------------------------------------------------------------
@@ -87,10 +141,11 @@ def gold_between(gps, N, a1, a2, b1, b2):
 
 
 @njit(cache=NUMBA_CACHE)
-def comb_loss(letters, gw, gps, miss, N, nc, cp, cq, co, ck, k, l, p, q, go):
-    """Missed-edge loss a combination charges (module docstring): children ``t < nc`` with
-    spans ``cp[t]..cq[t]``, external points ``co[t]``, keys ``ck[t]``; splits k (and l) over
-    the goal [p, q] with external point ``go``.
+def comb_loss(letters, loss, kids, combo):
+    """Missed-edge loss a combination charges (module docstring), from the state letters
+    ``letters`` of the rule tables and ``loss`` (:class:`MissLoss`): the children ``kids``
+    (:class:`ChildSpans`) of the combination ``combo`` (:class:`Combo`: ``nc`` children,
+    splits k (and l) over the goal [p, q] with external point ``go``).
 
     An item's *points* are its span and its external point.  A gold pair is charged at the
     combination where it becomes *newly dead*: both ends are points of the goal, one lies
@@ -105,6 +160,9 @@ def comb_loss(letters, gw, gps, miss, N, nc, cp, cq, co, ck, k, l, p, q, go):
     strictly inside the child it does not touch; (B) a point strictly inside a child and a
     goal point that child does not hold (a point strictly inside another child, an end,
     the external point) -- never linked, since an edge's item is below the child."""
+    gw, gps, miss, N = loss
+    cp, cq, co, ck = kids
+    nc, p, q, k, l, go = combo
     tot = 0
     for si in range(nc - 1):
         s = k if si == 0 else l
@@ -168,14 +226,18 @@ def crosses(a1, b1, a2, b2):
 
 
 @njit(cache=NUMBA_CACHE)
-def combine_flags(it, sp_off, sp_score, r0, r1, r2, nc, p, q, k, l, go, root, pts, out):
-    """The goal of combining children ``r0, r1`` (and ``r2`` when ``nc`` is 3; permanent
-    rows) over [p, q] split at k (and l), external point ``go``: returns its flags, -1 when
-    a parser-level condition fails, and leaves its spines of p, q, o in ``pts[4, :3]`` and
-    its spine correction in ``out[0]``.  (The chart inlines the common case of two
-    Intervals without external points itself.)  ``pts`` (4, 9) is scratch: per point seen,
-    its position, structural-parent count, spine and the spine half-units counted (one 2-D
-    array rather than four: a row view per call would cost numba a reference count)."""
+def combine_flags(it, sp_off, sp_score, r0, r1, r2, combo, root, pts, out):
+    """The goal of combining children ``r0, r1`` (and ``r2`` when ``combo.nc`` is 3;
+    permanent rows of the item table ``it``) as ``combo`` (:class:`Combo`: over [p, q]
+    split at k (and l), external point ``go``), with the spine options ``sp_off`` /
+    ``sp_score`` (as in :class:`SpineOptions`) and ROOT ``root``: returns its flags, -1 when a parser-level
+    condition fails, and leaves its spines of p, q, o in ``pts[4, :3]`` and its spine
+    correction in ``out[0]``.  (The chart inlines the common case of two Intervals
+    without external points itself.)  ``pts`` (5, 9) is scratch: per point seen, its
+    position, structural-parent count, spine and the spine half-units counted (one 2-D
+    array rather than four: a row view per call would cost numba a reference count).
+    Called per pop: its arrays are plain arguments, not packed, as the chart holds them."""
+    nc, p, q, k, l, go = combo
     npt = 0
     roots = 0
     for t in range(nc):
@@ -297,8 +359,9 @@ def combine_flags(it, sp_off, sp_score, r0, r1, r2, nc, p, q, k, l, go, root, pt
 
 @njit(cache=NUMBA_CACHE)
 def spine_correction(it, sp_off, sp_score, rows, nc, root):
-    """The spine correction of :func:`_combine` alone (for cube priorities): for each
-    child's external point, what the children count beyond what the goal keeps."""
+    """The spine correction of :func:`combine_flags` alone (for cube priorities): for each
+    child's external point among the ``nc`` children ``rows`` (rows of ``it``), what the
+    children count beyond what the goal keeps (spine options ``sp_off`` / ``sp_score``)."""
     corr = 0.0
     for t in range(nc):
         o = it[rows[t], O]
@@ -399,9 +462,12 @@ def goal_extra(it, r, root, miss, gold_root):
 
 
 @njit(cache=NUMBA_CACHE)
-def reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen, extra, log):
-    """Grow the cell's scratch rows, hash table (kept at most half full) and log for
-    ``extra`` more items; called only when one of them is too small."""
+def reserve(scratch, sn, ln, gen, extra, log):
+    """``scratch`` (:class:`~plgraph.parser.chart._items.CellScratch`, ``sn`` rows and
+    ``ln`` log entries used, hash generation ``gen``) with its rows, hash table (kept at
+    most half full) and -- when ``log`` -- its log grown for ``extra`` more items; called
+    only when one of them is too small."""
+    sit, sins, sidn, hk, hv, hg, slg, slw = scratch
     need = sn + extra
     sit = grow_rows(sit, need)
     sins = grow_vec(sins, need)
@@ -414,7 +480,7 @@ def reserve(sit, sins, sidn, hk, hv, hg, slg, slw, sn, ln, gen, extra, log):
     if log:
         slg = grow_rows(slg, ln + extra)
         slw = grow_rows(slw, ln + extra)
-    return sit, sins, sidn, hk, hv, hg, slg, slw
+    return CellScratch(sit, sins, sidn, hk, hv, hg, slg, slw)
 
 
 if NUMBA_CACHE:

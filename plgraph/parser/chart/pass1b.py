@@ -29,6 +29,8 @@ from . import _kernel as K
 from .tables import arc_score_tables
 
 NEG = -np.inf
+#: pass 1b's search: exhaustive, strict, with the hyperedge log (for outside scores), no item budget
+EXHAUSTIVE = K.Search(beam=0, cube=0, strict=True, log=True, mark_gold=False, max_items=0)
 
 
 def chart_arc_scores(S_dep: np.ndarray) -> np.ndarray:
@@ -75,7 +77,7 @@ def run_pass1b(S1: np.ndarray, rules: RuleTables | None = None) -> Pass1b:
     tables = arc_score_tables(S1)
     g = (rules if rules is not None else full_tables()).projective().kernel_args(pair_index=False)
     tb = tables.kernel_args()
-    it, ins, nit, lg, lw, nlg, goal, best, _stats = K.chart(g, tb, 0, 0, True, True, False, 0)
+    it, ins, nit, lg, lw, nlg, goal, best, _stats = K.chart(g, tb, EXHAUSTIVE)
     out, mm_s, _mm_t = K.outside(it, ins, nit, lg, lw, nlg, tb)
     N = tables.N
     cell_mm = np.full((N * N, 8), NEG)

@@ -104,8 +104,8 @@ def parse_chart(tables: ChartTables, rules: RuleTables | None = None, *, beam: i
         rules = rules.projective()
     g = rules.kernel_args(pair_index=False)
     tb = tables.kernel_args()
-    it, ins, nit, lg, lw, nlg, goal, best, stats = K.chart(g, tb, int(beam), int(cube), bool(strict), bool(outside),
-                                                           bool(mark_gold), int(max_items))
+    search = K.Search(int(beam), int(cube), bool(strict), bool(outside), bool(mark_gold), int(max_items))
+    it, ins, nit, lg, lw, nlg, goal, best, stats = K.chart(g, tb, search)
     N = tables.N
     items = {}
     if keep_items:

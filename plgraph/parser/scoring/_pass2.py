@@ -7,7 +7,8 @@ key conjoined with the whole label, the reference's "structure id"
 (``ruleStructuralFeatureOnly``).  Positions are the chart's: words ``0..n-1``, ROOT ``n``
 (whose word and tag atoms are the end-of-sentence markers).  The kernels take their
 arrays packed in the NamedTuples below (:class:`SentenceKeys`, :class:`Candidates`,
-:class:`LossArgs`, :class:`Hashing`, :class:`WeightView`, :class:`BestLabels`).  Weights are read with
+:class:`LossArgs`, :class:`Hashing`, :class:`BestLabels`) and the learner's
+:class:`~plgraph.learn._kernels.WeightView`.  Weights are read with
 :func:`plgraph.learn._kernels.wpeek` (AdaGrad's lazy catch-up, not written back), and the
 kernels release the GIL, so the sentences of a batch decode in parallel threads.
 
@@ -29,7 +30,7 @@ from numba import njit
 from ...files import _numba_cache
 from ...config import NUMBA_CACHE
 from ...pruners import _kernels as PK
-from ...learn._kernels import combine, mix64, wpeek
+from ...learn._kernels import WeightView, combine, mix64, weight_view, wpeek  # noqa: F401 (WeightView, weight_view: re-exported)
 from ...pruners._kernels import MAX_PAIR_KEYS, pair_keys
 
 NEG = -np.inf
@@ -44,25 +45,6 @@ _ONE = np.uint64(1)
 # -- the kernels' packed arguments (numba reads a NamedTuple of arrays and scalars as one
 #    argument; each field keeps the type the bare argument had, so the kernels compute
 #    exactly what they computed with the arguments spelled out)
-class WeightView(NamedTuple):
-    """A learner's weights as the kernels read them: its ``read_args()``
-    (:mod:`plgraph.learn.learners`, ``(w, q, u, n, eta, C, reg)``), the arguments of
-    :func:`plgraph.learn._kernels.wpeek`.  ``n``: the learner's update count."""
-
-    w: np.ndarray
-    q: np.ndarray
-    u: np.ndarray
-    n: int
-    eta: float
-    C: float
-    reg: int
-
-
-def weight_view(read_args) -> WeightView:
-    """``read_args`` (a learner's bare tuple, or a :class:`WeightView`) as a :class:`WeightView`."""
-    return read_args if isinstance(read_args, WeightView) else WeightView(*read_args)
-
-
 class HashKeys(NamedTuple):
     """The weight-index arguments ``hk`` of :func:`hindex` (:func:`hash_kernel_args`)."""
 

@@ -57,6 +57,26 @@ class SpineTables(NamedTuple):
     ok_p: np.ndarray
 
 
+class SpinedEdges(NamedTuple):
+    """Labelled edges between spines (int64 arrays of one length): edge e is
+    ``c[e] -> p[e]`` with label ``lab[e]``, between spine identity ``sc[e]`` of c and
+    ``sp[e]`` of p."""
+
+    c: np.ndarray
+    p: np.ndarray
+    lab: np.ndarray
+    sc: np.ndarray
+    sp: np.ndarray
+
+
+class WordSpines(NamedTuple):
+    """Words with their spines (int64 arrays of one length): word ``w[k]`` has spine
+    identity ``s[k]``."""
+
+    w: np.ndarray
+    s: np.ndarray
+
+
 @njit(cache=NUMBA_CACHE)
 def joint_keys(th, base, n, c, p, sc, sp, out):
     """The :data:`N_JOINT` joint keys of an edge c -> p between spine identities ``sc``
@@ -152,13 +172,15 @@ def label_tables(sk, cands, spines, loss, fh, wv, out):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def features(sk, ec, ep, elab, esc, esp, spw, sps, sign, fh, out_idx, out_val):
-    """Feature (index, value) entries of the edges ``(ec[e], ep[e], elab[e])`` between
-    spine identities ``esc[e]`` / ``esp[e]`` and of the spines ``sps[k]`` of words
-    ``spw[k]`` of the sentence ``sk``, with value ``sign``; returns how many were written
-    (room: ``MAX_PAIR_KEYS * (1 + back.shape[1]) + N_JOINT`` per edge and
-    ``MAX_WORD_KEYS`` per spine)."""
+def features(sk, edges, spines, sign, fh, out_idx, out_val):
+    """Feature (index, value) entries of the ``edges`` (:class:`SpinedEdges`) and of the
+    ``spines`` (:class:`WordSpines`) of the sentence ``sk``, with value ``sign``, written
+    to ``out_idx`` / ``out_val``; returns how many were written (room:
+    ``MAX_PAIR_KEYS * (1 + back.shape[1]) + N_JOINT`` per edge and ``MAX_WORD_KEYS`` per
+    spine)."""
     wh, th, base, n = sk
+    ec, ep, elab, esc, esp = edges
+    spw, sps = spines
     hk = fh.hk
     keys = np.empty(max(MAX_PAIR_KEYS, MAX_WORD_KEYS), np.uint64)
     jk = np.empty(N_JOINT, np.uint64)

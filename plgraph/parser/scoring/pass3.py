@@ -399,8 +399,9 @@ class Pass3Model(PooledWeights):
         per_edge = MAX_PAIR_KEYS * (1 + self.back.shape[1]) + K.N_JOINT
         idx = np.empty(e.shape[0] * per_edge + words.size * MAX_WORD_KEYS, np.int64)
         val = np.empty(idx.shape[0])
-        m = K.features(sentence_keys(sent, tokens), e[:, 0], e[:, 1], e[:, 2], sid[e[:, 0]], sid[e[:, 1]], words,
-                       sid[words], float(sign), self.hashing, idx, val)
+        spined = K.SpinedEdges(e[:, 0], e[:, 1], e[:, 2], sid[e[:, 0]], sid[e[:, 1]])
+        m = K.features(sentence_keys(sent, tokens), spined, K.WordSpines(words, sid[words]), float(sign), self.hashing,
+                       idx, val)
         return idx[:m], val[:m]
 
     def structure_features(self, sent: Pass3Sentence, tokens, decoded: Decoded3 | None, sign: float):

@@ -36,7 +36,7 @@ Who calls what:
 What is specific to the linear models:
 
 * ``read_args`` is a learner's ``read_args()`` tuple ``(w, q, u, n, eta, C, reg)``
-  (:class:`~plgraph.parser.scoring._pass2.WeightView` in the kernels); to everything
+  (:class:`~plgraph.learn._kernels.WeightView` in the kernels); to everything
   outside the scorer it is an opaque handle on "the current parameters";
 * ``structure_features`` returns the hashed feature (index, value) entries phi(y), the
   gradient of the structure's score;
