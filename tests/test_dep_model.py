@@ -23,7 +23,7 @@ from plgraph.learn._kernels import BLOCK_MASK, BLOCK_SHIFT, label_score, table_l
 def _direct_arc_score(model, enc, i, h, d, label, w):
     """Score of labelled arc (h, d, label) from scratch: every feature key of the arc,
     looked up, summed with the taxonomy definition (no precomputation)."""
-    st, tx = model.static, model.taxonomy
+    st, tx = model.templates, model.taxonomy
     n = int(enc.n[i])
     r0 = int(enc.row0[i]) + 1
     PH, PD, PX = KN.part_hashes(st.tseed, st.tmpl, enc.atoms, NONE_SIB, r0, n)
@@ -31,7 +31,7 @@ def _direct_arc_score(model, enc, i, h, d, label, w):
     keys = np.empty(len(st.head_t) + len(st.dep_t) + len(st.pair_t) + len(st.betw_t) * (n + 1) + 1, np.uint64)
     sent = KN.SentenceParts(r0, n, enc.atoms, PH, PD, PX)
     bufs = KN.ArcKeyBuffers(locs, np.zeros(n + 2, np.int64), keys)
-    c, _ = KN.arc_keys(h, d, True, sent, st.kernel_templates(), bufs, 0)
+    c, _ = KN.arc_keys(h, d, True, sent, st, bufs, 0)
     acc = np.zeros(1 + tx.K + tx.n_nodes)
     for k in keys[:c]:
         ref = table_lookup(model.btable, k)
@@ -60,13 +60,13 @@ def test_gold_features_collected_in_chunks_equal_one_pass_over_every_key(ewt_tra
     are those of one pass over every gold key of the corpus: ids in order of first
     occurrence, the distinct pairs observed (the model's weight layout follows)."""
     from plgraph.dep.features import compile_templates
-    from plgraph.dep.model import _Static, gold_features
+    from plgraph.dep.model import gold_features, kernel_templates
     from plgraph.learn.features import FeatureTable
     from plgraph.learn.labels import label_blocks
 
     model, enc, _ = DepModel.build(ewt_train_small[:300], DepConfig(order=1))
-    static = _Static.build(compile_templates(model.config.templates, model.config.dd), None)
-    args = (kernel_sentences(enc), static.kernel_templates())
+    tpl = kernel_templates(compile_templates(model.config.templates, model.config.dd), None)
+    args = (kernel_sentences(enc), tpl)
     total = KN.gold_feature_keys(*args, True, np.zeros(0, np.uint64), np.zeros(0, np.int64))
     keys, labs = np.empty(total, np.uint64), np.empty(total, np.int64)
     KN.gold_feature_keys(*args, False, keys, labs)
@@ -79,7 +79,7 @@ def test_gold_features_collected_in_chunks_equal_one_pass_over_every_key(ewt_tra
     pairs = sorted({(first[k], lab) for k, lab in zip(keys.tolist(), labs.tolist())})
     assert len(order) > 1000 and len(pairs) > len(order)
     for chunk in (1, 7, 300, 10_000):
-        table, fids, flabs = gold_features(enc, static, chunk=chunk)
+        table, fids, flabs = gold_features(enc, tpl, chunk=chunk)
         assert table.keys().tolist() == order
         assert list(zip(fids.tolist(), flabs.tolist())) == pairs
         np.testing.assert_array_equal(table.table, FeatureTable.from_keys(np.array(order, np.uint64)).table)
@@ -89,7 +89,7 @@ def test_gold_features_collected_in_chunks_equal_one_pass_over_every_key(ewt_tra
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(model.foff, every[0])
     with pytest.raises(ValueError, match="chunk"):
-        gold_features(enc, static, chunk=0)
+        gold_features(enc, tpl, chunk=0)
 
 
 def test_arc_scores_equal_direct_enumeration(small_model, ewt_train_small):
@@ -292,7 +292,7 @@ def _loss_augmented_decode(model, enc, i, w):
     """What train_batch decodes for sentence i, computed with plain reads of ``w``."""
     from plgraph.dep._eisner import eisner2
 
-    st = model.static
+    st = model.templates
     n, w0, r0 = int(enc.n[i]), int(enc.word0[i]), int(enc.row0[i]) + 1
     PH, PD, PX = KN.part_hashes(st.tseed, st.tmpl, enc.atoms, NONE_SIB, r0, n)
     sent = KN.SentenceParts(r0, n, enc.atoms, PH, PD, PX)

@@ -103,44 +103,26 @@ class DepConfig:
         return cls(**known)
 
 
-@dataclass
-class _Static:
-    """Compiled templates and their grouping, as the kernels want them."""
-
-    tseed: np.ndarray
-    tmpl: np.ndarray
-    tflags: np.ndarray
-    head_t: np.ndarray
-    dep_t: np.ndarray
-    pair_t: np.ndarray
-    betw_t: np.ndarray
-    betw_col: np.ndarray
-    sib_t: np.ndarray
-
-    @classmethod
-    def build(cls, arc: TemplateSet, sib: TemplateSet | None):
-        if sib is not None:
-            tseed = np.concatenate([arc.seed, sib.seed])
-            length = np.concatenate([arc.length, sib.length])
-            pos = np.concatenate([arc.pos, sib.pos])
-            atom = np.concatenate([arc.atom, sib.atom])
-            dd = np.concatenate([arc.dd, sib.dd])
-            kind = np.concatenate([arc.kind, sib.kind])
-        else:
-            tseed, length, pos, atom, dd, kind = arc.seed, arc.length, arc.pos, arc.atom, arc.dd, arc.kind
-        has_agr = (atom == 99).any(axis=1)
-        tmpl = np.concatenate([length[:, None], dd[:, None], kind[:, None], pos, atom, has_agr[:, None]],
-                              axis=1).astype(np.int64)
-        groups = [np.flatnonzero(kind == k).astype(np.int64) for k in (KIND_HEAD, KIND_DEP, KIND_PAIR, KIND_BETWEEN,
-                                                                       KIND_SIB)]
-        betw_col = np.array([atom[t][list(pos[t][:length[t]]).index(6)] for t in groups[3]], np.int64)
-        tflags = np.stack([has_agr, dd != 0]).astype(np.uint64)
-        return cls(tseed.astype(np.uint64), tmpl, tflags, *groups[:4], betw_col, groups[4])
-
-    def kernel_templates(self) -> KN.Templates:
-        """These templates as the kernels take them."""
-        return KN.Templates(self.tseed, self.tmpl, self.tflags, self.head_t, self.dep_t, self.pair_t, self.betw_t,
-                            self.betw_col, self.sib_t, NONE_SIB)
+def kernel_templates(arc: TemplateSet, sib: TemplateSet | None) -> KN.Templates:
+    """The compiled arc templates ``arc`` and sibling templates ``sib`` (None: first
+    order), grouped by kind, as the kernels take them."""
+    if sib is not None:
+        tseed = np.concatenate([arc.seed, sib.seed])
+        length = np.concatenate([arc.length, sib.length])
+        pos = np.concatenate([arc.pos, sib.pos])
+        atom = np.concatenate([arc.atom, sib.atom])
+        dd = np.concatenate([arc.dd, sib.dd])
+        kind = np.concatenate([arc.kind, sib.kind])
+    else:
+        tseed, length, pos, atom, dd, kind = arc.seed, arc.length, arc.pos, arc.atom, arc.dd, arc.kind
+    has_agr = (atom == 99).any(axis=1)
+    tmpl = np.concatenate([length[:, None], dd[:, None], kind[:, None], pos, atom, has_agr[:, None]],
+                          axis=1).astype(np.int64)
+    groups = [np.flatnonzero(kind == k).astype(np.int64) for k in (KIND_HEAD, KIND_DEP, KIND_PAIR, KIND_BETWEEN,
+                                                                   KIND_SIB)]
+    betw_col = np.array([atom[t][list(pos[t][:length[t]]).index(6)] for t in groups[3]], np.int64)
+    tflags = np.stack([has_agr, dd != 0]).astype(np.uint64)
+    return KN.Templates(tseed.astype(np.uint64), tmpl, tflags, *groups[:4], betw_col, groups[4], NONE_SIB)
 
 
 def kernel_sentences(enc: Encoded, lo: int = 0, hi: int | None = None) -> KN.Sentences:
@@ -154,10 +136,10 @@ def kernel_sentences(enc: Encoded, lo: int = 0, hi: int | None = None) -> KN.Sen
 GOLD_KEY_CHUNK = 1000
 
 
-def gold_features(enc: Encoded, static: _Static, chunk: int = GOLD_KEY_CHUNK):
-    """The feature table of the labelled features on the gold arcs of ``enc`` (ids in the
-    order of first occurrence, sentence by sentence) and the distinct ``(feature id,
-    label id)`` pairs observed on them (two int64 arrays, sorted).
+def gold_features(enc: Encoded, tpl: KN.Templates, chunk: int = GOLD_KEY_CHUNK):
+    """The feature table of the labelled features (templates ``tpl``) on the gold arcs of
+    ``enc`` (ids in the order of first occurrence, sentence by sentence) and the distinct
+    ``(feature id, label id)`` pairs observed on them (two int64 arrays, sorted).
 
     The keys are collected ``chunk`` sentences at a time, so that memory holds one chunk's
     keys (16 bytes a key with its label) and the distinct pairs, not every key of the corpus:
@@ -167,7 +149,6 @@ def gold_features(enc: Encoded, static: _Static, chunk: int = GOLD_KEY_CHUNK):
     seen = FeatureTable()
     codes = []
     n_lab = int(enc.labels.max(initial=-1)) + 2          # label ids -1 .. max, coded with an offset of 1
-    tpl = static.kernel_templates()
     for lo in range(0, len(enc), chunk):
         hi = min(lo + chunk, len(enc))
         sents = kernel_sentences(enc, lo, hi)
@@ -261,7 +242,7 @@ class DepModel:
         self.info = dict(info or {})
         arc = compile_templates(config.templates, config.dd)
         sib = compile_templates(config.sib_templates, config.dd) if config.order == 2 else None
-        self.static = _Static.build(arc, sib)
+        self.templates = kernel_templates(arc, sib)
         self.weights = (np.zeros(self.n_weights, np.float32) if weights is None
                         else np.ascontiguousarray(weights, np.float32))
         if self.weights.shape[0] != self.n_weights:
@@ -332,8 +313,7 @@ class DepModel:
         multi = config.root == "multi" or (config.root == "auto" and bool((n_roots > 1).any()))
         label_classes = _label_classes(enc, len(labels), config.label_constraint)
         arc = compile_templates(config.templates, config.dd)
-        static = _Static.build(arc, None)
-        table, fids, labs = gold_features(enc, static)
+        table, fids, labs = gold_features(enc, kernel_templates(arc, None))
         foff, fnode = label_blocks(fids, labs, len(table), taxonomy)
         del fids, labs
         info = {"train_sentences": len(sentences), "train_words": int(enc.n.sum()),
@@ -349,7 +329,7 @@ class DepModel:
         feat = KN.FeatureTables(self.btable, self.bloom, self.fnode, tx.nodelevel, tx.anc, tx.K, self.cpos_keys,
                                 self.lab_off, self.lab_list, np.int64(self.n_arc_weights),
                                 np.uint64(max(self.sib_size, 1) - 1))
-        return self.static.kernel_templates(), feat
+        return self.templates, feat
 
     def encode(self, sentences, gold: bool = False) -> Encoded:
         """Atoms of ``sentences`` (with gold heads/labels when ``gold``)."""

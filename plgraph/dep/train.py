@@ -132,7 +132,7 @@ class _BatchDecoder:
 
     def __init__(self, model: DepModel, enc: Encoded, learner, loss: str):
         self.model, self.enc, self.learner, self.loss = model, enc, learner, loss
-        st = model.static
+        st = model.templates
         K = model.taxonomy.K
         self.per_word = (len(st.head_t) + len(st.dep_t) + len(st.pair_t)) * (K + 1)
         self.per_word_between = len(st.betw_t) * (K + 1)

@@ -45,6 +45,20 @@ def spine_offsets(nsp) -> np.ndarray:
     return off
 
 
+class SpinePoints:
+    """What a sentence with ``n`` words and ``nsp`` spine options per point (ROOT last)
+    knows of its points: their number ``N`` and the options' offsets ``sp_off``
+    (:func:`spine_offsets`).  A base of the scorers' sentence records."""
+
+    @property
+    def N(self) -> int:
+        return self.n + 1
+
+    @property
+    def sp_off(self) -> np.ndarray:
+        return spine_offsets(self.nsp)
+
+
 @dataclass(frozen=True)
 class LossWeights:
     """The Hamming loss's weights (the reference's ``lossWeight*`` defaults)."""

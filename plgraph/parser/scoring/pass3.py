@@ -54,7 +54,7 @@ from .pool import PooledWeights
 from .pass2 import (Pass2Pruning, Pass2Sentence, candidates, chart_tables, gold_edges, gold_graph, hamming_loss,
                     loss_args, sentence_keys)
 from .pass_scorer import Decoded, decode_chart, predicted_edges, score_mismatch, structure_gradient
-from ..chart.tables import ChartTables, Gold, LossWeights, spine_offsets
+from ..chart.tables import ChartTables, Gold, LossWeights, SpinePoints
 
 
 @dataclass(frozen=True)
@@ -218,7 +218,7 @@ class SpineInventory:
 # -- sentences -------------------------------------------------------------------------------------
 @record_type
 @dataclass
-class Pass3Sentence:
+class Pass3Sentence(SpinePoints):
     """One sentence prepared for pass 3 (chart positions).  Pairs and candidates as
     :class:`~plgraph.parser.scoring.pass2.Pass2Sentence`; ``blk_off``: each pair's block in the
     flat score tables; ``nsp`` (N,) / ``sp_id`` (flat, offsets ``cumsum(nsp)``): each
@@ -246,14 +246,6 @@ class Pass3Sentence:
     gold_unseen: int = 0
     fallback_edges: dict | None = None
     fallback_spines: np.ndarray | None = None
-
-    @property
-    def N(self) -> int:
-        return self.n + 1
-
-    @property
-    def sp_off(self) -> np.ndarray:
-        return spine_offsets(self.nsp)
 
 
 def pass3_sentence(graph: Graph, sent2: Pass2Sentence, p2: Pass2Pruning, pruned, inventory: SpineInventory,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ....errors import InputError
-from ...chart.tables import ChartTables, given_score_tables, spine_offsets
+from ...chart.tables import ChartTables, SpinePoints, given_score_tables
 from .._pass2 import Candidates
 from .._pass3 import SpineTables
 
@@ -122,7 +122,7 @@ def trace_pairs(scores: SentenceScores, config: PruneConfig) -> tuple[np.ndarray
 
 
 @dataclass
-class NeuralSentence:
+class NeuralSentence(SpinePoints):
     """One sentence's candidates for the chart: pairs ``(pc[k], pp[k])`` with candidate
     labels ``cand_lab[cand_off[k]:cand_off[k+1]]`` (label vocabulary ids, kinds
     ``cand_kind``: 0 structural, 1 trace) scored ``cand_score``; each point's spine options
@@ -140,14 +140,6 @@ class NeuralSentence:
     sp_id: np.ndarray
     sp_score: np.ndarray
     blk_off: np.ndarray
-
-    @property
-    def N(self) -> int:
-        return self.n + 1
-
-    @property
-    def sp_off(self) -> np.ndarray:
-        return spine_offsets(self.nsp)
 
 
 def candidate_sentence(scores: SentenceScores, s_pairs, s_logp: np.ndarray, t_pairs, t_logp: np.ndarray, maps,
