@@ -47,8 +47,9 @@ def spine_offsets(nsp) -> np.ndarray:
 
 class SpinePoints:
     """What a sentence with ``n`` words and ``nsp`` spine options per point (ROOT last)
-    knows of its points: their number ``N`` and the options' offsets ``sp_off``
-    (:func:`spine_offsets`).  A base of the scorers' sentence records."""
+    knows of its points: their number ``N``, the options' offsets ``sp_off``
+    (:func:`spine_offsets`) and the options a parse chose (``sp_id``: each option's
+    spine id).  A base of the scorers' sentence records."""
 
     @property
     def N(self) -> int:
@@ -57,6 +58,11 @@ class SpinePoints:
     @property
     def sp_off(self) -> np.ndarray:
         return spine_offsets(self.nsp)
+
+    def chosen_spines(self, result) -> np.ndarray:
+        """``(n,)`` the spine id (``sp_id``) of each word's option in a parsed chart
+        ``result`` (its ``spines``: option indices per point)."""
+        return self.sp_id[self.sp_off[:self.n] + result.spines[:self.n]]
 
 
 @dataclass(frozen=True)

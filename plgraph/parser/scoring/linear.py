@@ -112,9 +112,7 @@ class LinearScorer:
             yield ChartRequest(tables, cfg3.beam, cfg3.cube, state.s3)
 
     def spines(self, request: ChartRequest, result) -> list[str]:
-        s3 = request.context
-        ids = s3.sp_id[s3.sp_off[:s3.n] + result.spines[:s3.n]]
-        return [self.inventory.identities[int(s)] for s in ids]
+        return [self.inventory.identities[int(s)] for s in request.context.chosen_spines(result)]
 
     def without_chart(self, words, tags, sid, state: LinearState):
         """Pass 2's graph with the spine classifier's first spines (``pass2``)."""

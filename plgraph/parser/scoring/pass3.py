@@ -421,8 +421,7 @@ class Pass3Model(PooledWeights):
         spines = np.full(sent.n, -1, np.int64)
         model = loss = 0.0
         if res.parsed:
-            off = sent.sp_off
-            spines = sent.sp_id[off[:sent.n] + res.spines[:sent.n]]
+            spines = sent.chosen_spines(res)
             model = self.score_of(sent, tokens, read_args, predicted_edges(res), spines)
             if augment:
                 loss = hamming_loss(res.edges, sent.gold, weights) + weights.spine * float(

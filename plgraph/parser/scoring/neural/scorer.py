@@ -148,9 +148,7 @@ class NeuralScorer:
             yield self.request(state, config)
 
     def spines(self, request: ChartRequest, result) -> list[str]:
-        sent = request.context
-        ids = sent.sp_id[sent.sp_off[:sent.n] + result.spines[:sent.n]]
-        return [self.inventory.identities[int(s)] for s in ids]
+        return [self.inventory.identities[int(s)] for s in request.context.chosen_spines(result)]
 
     def without_chart(self, words, tags, sid, state):
         """None: the neural scorer has no graph of its own besides the baseline."""
@@ -169,8 +167,8 @@ class NeuralScorer:
         """The :class:`~plgraph.graph.Graph` of a chart result over ``sent``."""
         from ...parsing.decode import decoded_graph
 
-        return decoded_graph(words, tags, res.edges, self.spines(ChartRequest(None, 0, 0, sent), res), self.vocab,
-                             sid=sid, options=self.options)
+        spines = [self.inventory.identities[int(s)] for s in sent.chosen_spines(res)]
+        return decoded_graph(words, tags, res.edges, spines, self.vocab, sid=sid, options=self.options)
 
     def baseline(self, words, tags, *, sid: str | None = None, state=None) -> Graph:
         """The best projective tree of the head scores (Eisner, one ROOT dependent) with
