@@ -330,13 +330,15 @@ SMALL = dict(word_dim=32, char_dim=16, char_hidden=32, tag_dim=16, lstm_hidden=6
 
 @pytest.fixture(scope="module")
 def learnt(tmp_path_factory, sample_dir):
-    """A small network trained on the first 20 train sentences of at most 12 words (the
-    last epoch's weights: it is to learn them)."""
+    """A small network that tags sentences itself (``predict_tags``, no tag input),
+    trained on the first 20 train sentences of at most 12 words (the last epoch's
+    weights: it is to learn them)."""
     from plgraph.parser.scoring.neural.config import NeuralTrainConfig
     from plgraph.parser.scoring.neural.train import train_neural
 
     out = tmp_path_factory.mktemp("neural") / "m"
-    train_neural(NeuralTrainConfig(str(out), network=NetworkConfig(**SMALL), limit=20, max_words=12, epochs=60,
+    net = NetworkConfig(**SMALL, use_tags=False, predict_tags=True)
+    train_neural(NeuralTrainConfig(str(out), network=net, limit=20, max_words=12, epochs=60,
                                    patience=60, lr=5e-3, batch_words=40, seed=1, threads=1, tune=False, keep="last", progress=False),
                  log=lambda s: None, warn=lambda s: None)
     return out
@@ -372,16 +374,27 @@ def test_given_score_tables_refuses_arrays_that_do_not_fit(base):
 
 def test_a_tiny_model_learns_20_sentences(learnt):
     """Parsed back through the chart, the 20 training sentences come out (nearly) as
-    their gold trees: evalb F1 >= 95 on them."""
+    their gold trees: evalb F1 >= 95 on them, with the gold tags and with the network's
+    own (tagging accuracy >= 95 on them, counted from the tags each sentence was parsed
+    with); the folder has no separate tagger and the parser loads none."""
     from plgraph.corpora import Corpus
     from plgraph.parser import Parser
     from plgraph.parser.analysis.evaluate import evaluate_split, headline
 
     parser = Parser.load(learnt, scorer="neural")
+    assert parser.own_tags and parser.tagger is None and not (learnt / "tagger.json").exists()
     sents = [s for s in Corpus("train", None).sentences() if len(s.graph) <= 12][:20]
     doc, results = evaluate_split(parser, sents, ceiling=False)
     assert headline(doc)["evalb_f1"] >= 95.0
-    assert doc["statuses"]["fallback"] == 0
+    assert doc["statuses"]["fallback"] == 0 and "tagging_accuracy" not in doc
+    own, own_results = evaluate_split(parser, sents, predicted_tags=True, ceiling=False)
+    gold_tags = [t for s in sents for t in s.graph.tags]
+    used = [t for r in own_results for t in r.tags]
+    agree = sum(a == b for a, b in zip(used, gold_tags))
+    assert own["tagging_accuracy"] == round(100.0 * agree / len(gold_tags), 2) >= 95.0
+    assert headline(own)["evalb_f1"] >= 95.0
+    first = sents[0].graph.words
+    assert [r.tags for r in own_results[:1]] == [parser.tag(first)] == [parser.scorer.tag(first)]
 
 
 def test_resume_continues_bit_for_bit(tmp_path, sample_dir):
@@ -416,6 +429,19 @@ def test_resume_continues_bit_for_bit(tmp_path, sample_dir):
     assert float(np.std(parser.scorer.net.pretrained.weight[2:].numpy())) == pytest.approx(1.0, abs=1e-5)
     r = parser.parse_result(["The", "board", "met", "."], ["DT", "NN", "VBD", "."])
     assert r.status in ("parsed", "relaxed", "pass1", "fallback") and len(r.graph.words) == 4
+
+
+def test_a_network_that_reads_tags_cannot_predict_them_and_the_linear_scorer_tags_nothing():
+    from plgraph.errors import InputError
+    from plgraph.parser.scoring.linear import LinearScorer
+
+    with pytest.raises(InputError, match="cannot also predict them"):
+        NetworkConfig(predict_tags=True)
+    assert NetworkConfig(predict_tags=True, use_tags=False).predict_tags
+    assert NetworkConfig(predict_tags=True, tag_dim=0).predict_tags     # no tag input either
+    assert LinearScorer.predicts_tags is False
+    with pytest.raises(ValueError, match="does not tag sentences"):
+        LinearScorer.tag_and_prepare(None, ["a"], None)
 
 
 def test_folder_refuses_a_finished_model_and_checks_weights(learnt, tmp_path):

@@ -146,7 +146,28 @@ def test_each_scorer_refuses_the_options_its_config_does_not_take():
     assert sorted(refused("--scorer", "neural", "--dask", "--workers", "2", "--bits3", "20", "--pruners", "P",
                           "--keep-prepared")) == ["--bits3", "--dask", "--keep-prepared", "--pruners", "--workers"]
     assert {f"{f.name}3" for f in fields(Pass3Config)} <= scorer_fields("linear")
-    assert {"use_tags", "lstm_hidden", "epochs", "lr"} <= scorer_fields("neural")
+    assert {"use_tags", "lstm_hidden", "epochs", "lr", "predict_tags"} <= scorer_fields("neural")
+    assert refused("--predict-tags", "yes") == ["--predict-tags"]
+
+
+def test_predict_tags_on_the_command_line_turns_the_tag_input_off():
+    """``--predict-tags yes`` alone gives a network that tags and reads no tags; with
+    ``--tags yes`` as well the network config refuses the pair."""
+    from plgraph.cli import build_parser
+    from plgraph.errors import InputError
+    from plgraph.parser.cli.train import neural_options
+
+    parser = build_parser()
+
+    def network(*argv):
+        return neural_options(parser.parse_args(["parser", "train", "--model-dir", "M", "--scorer", "neural",
+                                                 *argv]))["network"]
+
+    assert network()["use_tags"] is True and network()["predict_tags"] is False
+    net = network("--predict-tags", "yes")
+    assert net["predict_tags"] is True and net["use_tags"] is False
+    with pytest.raises(InputError, match="cannot also predict them"):
+        network("--predict-tags", "yes", "--tags", "yes")
 
 
 

@@ -483,7 +483,7 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
     s = next(s for s in dev_sentences if 8 <= len(s.graph.words) <= 15)
     words, tags = s.graph.words, s.graph.tags
     want = str(graph_to_tree(baseline_graph(parser.scorer.pruners, words, tags), use_null_positions=False))
-    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (None, "pass2", "pass 2 found no derivation", None))
+    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid, prepared=None: (None, "pass2", "pass 2 found no derivation", None))
     r = parser.parse_result(words, tags)
     assert (r.status, r.reason, str(r.tree)) == ("pass1", "pass 2 found no derivation", want)
     n = len(words)
@@ -491,7 +491,7 @@ def test_without_a_pass_3_or_pass_2_tree_the_parse_is_pass_1s(parser, dev_senten
                                                          (2, 4, 0, "_", False, "_", False, "_"),
                                                          (3, 0, 0, "ROOT_0", False, "_", False, "_")]
                                 + [(w, 3, 0, "_", False, "_", False, "_") for w in range(4, n + 1)])
-    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid: (crossing, "pass2", "pass 3 found no parse", None))
+    monkeypatch.setattr(Parser, "_cascade", lambda self, w, t, sid, prepared=None: (crossing, "pass2", "pass 3 found no parse", None))
     r = parser.parse_result(words, tags)
     assert r.status == "pass1" and str(r.tree) == want
     assert r.reason.startswith("pass 3 found no parse; the pass2 graph gives no tree: ")

@@ -216,7 +216,7 @@ def test_every_cascade_step_writes_valid_graphs(parser, dev_sentences, monkeypat
         assert {r.status for r in results} == {"pass2"}
         _all_valid(results)
     with monkeypatch.context() as m:
-        m.setattr(parser, "_cascade", lambda words, tags, sid: (None, "pass2", "forced", None))
+        m.setattr(parser, "_cascade", lambda words, tags, sid, prepared=None: (None, "pass2", "forced", None))
         results = list(parser.parse_many(items))
         assert {r.status for r in results} == {"pass1"}
         _all_valid(results)

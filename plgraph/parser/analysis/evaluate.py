@@ -113,6 +113,32 @@ def status_counts(results) -> dict:
     return {st: sum(r.status == st for r in results) for st in STATUSES}
 
 
+def construction_report(sentences, results, train_sentences=None) -> dict:
+    """Trace accuracy by construction (:func:`plgraph.eval.constructions.by_construction`)
+    of parse ``results`` against ``sentences``: ``{"all", "len40"}`` (<= 40 words), and
+    ``train_counts`` (each construction's gold items in ``train_sentences``) when given."""
+    from ...eval.constructions import by_construction, construction_counts
+
+    s40, r40 = _short(sentences, results, 40)
+    out = {"all": by_construction([s.tree for s in sentences], [r.tree for r in results]),
+           "len40": by_construction([s.tree for s in s40], [r.tree for r in r40])}
+    if train_sentences is not None:
+        out["train_counts"] = construction_counts(s.tree for s in train_sentences)
+    return out
+
+
+def tagging_accuracy(sentences, results) -> float:
+    """The percentage of words whose tag in ``results`` (the tags each sentence was parsed
+    with: the parser's tagger's or the scorer's own) is the gold tag of ``sentences``
+    (two places)."""
+    good = total = 0
+    for s, r in zip(sentences, results):
+        gold = s.graph.tags
+        good += sum(p == t for p, t in zip(r.tags, gold))
+        total += len(gold)
+    return round(100.0 * good / total, 2) if total else 0.0
+
+
 def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, jobs: int = 1, ceiling: bool = True,
                    progress=None, parse_items=None) -> tuple[dict, list]:
     """Parse and score ``sentences`` (module docstring): ``(doc, results)``, a JSON-ready
@@ -138,8 +164,8 @@ def evaluate_split(parser: Parser, sentences, *, predicted_tags: bool = False, j
            "invalid": [[r.id, r.problems] for r in results if r.problems],
            "scores": score_results(sentences, results),
            "baseline_description": parser.scorer.baseline_description}
-    if predicted_tags and parser.tagger is not None:
-        doc["tagging_accuracy"] = parser.tagger.accuracy([(s.graph.words, s.graph.tags) for s in sentences])
+    if predicted_tags:
+        doc["tagging_accuracy"] = tagging_accuracy(sentences, results)
     doc.update(reference_points(parser, sentences, results))
     if ceiling:
         doc["ceiling"] = {"all": representation_ceiling(sentences),
@@ -210,10 +236,17 @@ def format_evaluation(doc: dict) -> str:
             src = thesis[skey][1] if skey else ""
             lines.append(f"{name:38s} {_f(h[key]):>8s}" + "".join(f" {_f(r.get(key)):>8s}" for r in refs)
                          + f" {_f(sv):>8s}  {src}")
+    if "by_construction" in doc:
+        from ...eval.constructions import format_constructions
+
+        bc = doc["by_construction"]
+        lines.append("\ntraces by construction, sentences of <= 40 words (Johnson items; train: gold items in "
+                     "the train split)")
+        lines.append(format_constructions(bc["len40"], bc.get("train_counts")).rstrip("\n"))
     for sid, status, reason in doc["not_pass3"]:
         lines.append(f"not parsed by pass 3: {sid} ({status}): {reason}")
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["THESIS", "evaluate_split", "reference_points", "results_of_graphs", "parse_sentences", "split_items",
-           "score_results", "status_counts", "headline", "output_check", "format_evaluation"]
+__all__ = ["THESIS", "evaluate_split", "tagging_accuracy", "construction_report", "reference_points", "results_of_graphs", "parse_sentences",
+           "split_items", "score_results", "status_counts", "headline", "output_check", "format_evaluation"]

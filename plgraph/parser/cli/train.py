@@ -198,9 +198,12 @@ def neural_options(args) -> dict:
 
     from ..scoring.neural.config import NetworkConfig, neural_fields
 
-    changes = {k: v for k, v in (("use_tags", args.tags), ("lstm_hidden", args.lstm_hidden),
-                                 ("lstm_layers", args.lstm_layers), ("tag_dropout", args.tag_dropout))
+    changes = {k: v for k, v in (("use_tags", args.tags), ("predict_tags", args.predict_tags),
+                                 ("lstm_hidden", args.lstm_hidden), ("lstm_layers", args.lstm_layers),
+                                 ("tag_dropout", args.tag_dropout))
                if v is not None}
+    if changes.get("predict_tags") and args.tags is None:
+        changes["use_tags"] = False         # a network that tags reads no tags (NetworkConfig)
     opts = {k: getattr(args, k) for k in sorted(neural_fields() - {"network"}) if getattr(args, k, None) is not None}
     return dict(opts, network=asdict(replace(NetworkConfig(), **changes)))
 
@@ -267,6 +270,9 @@ def register(sub) -> None:
     n.add_argument("--embeddings", metavar="FILE", help="pretrained word vectors, word2vec / GloVe text format")
     n.add_argument("--tags", type=yes_no, default=None, metavar="BOOL",
                    help="the network reads POS tags (default true; predicted by the folder's tagger at parse time)")
+    n.add_argument("--predict-tags", dest="predict_tags", type=yes_no, default=None, metavar="BOOL",
+                   help="train a tagging head with the network, which then tags sentences itself: no separate "
+                        "tagger, and no tag input (--tags false; default false)")
     n.add_argument("--tag-dropout", dest="tag_dropout", type=probability, default=None, metavar="P",
                    help="in training, read a word's tag as unknown with probability P (default 0.2)")
     n.add_argument("--lstm-hidden", dest="lstm_hidden", type=positive_int, default=None, metavar="N",

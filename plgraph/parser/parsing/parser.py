@@ -9,8 +9,9 @@ as ``python -m plgraph parse`` does (:mod:`plgraph.parser.scoring.registry`).
 
 One sentence goes through:
 
-1. the checked input, and tags: given, or from the model folder's POS tagger
-   (:mod:`plgraph.parser.parsing.tagger`);
+1. the checked input, and tags: given, or the scorer's own when it predicts them (the
+   neural network trained with a tagging head; ``predicts_tags``), or else from the model
+   folder's POS tagger (:mod:`plgraph.parser.parsing.tagger`);
 2. the scorer's own work on it (:meth:`~plgraph.parser.scoring.protocol.Scorer.prepare`:
    the linear passes 1 and 2 with the classifiers, or the network's scores);
 3. the chart over the scorer's tables (:func:`~plgraph.parser.chart.run.parse_chart`), under
@@ -106,7 +107,8 @@ def graph_result(graph: Graph, status: str, reason: str = "", start: float | Non
 class Parser:
     """A trained parser of graphs with traces, ready to parse: a ``scorer``
     (:class:`~plgraph.parser.scoring.protocol.Scorer`), the model folder's POS ``tagger``
-    (:class:`~plgraph.parser.parsing.tagger.PosTagger`, None: tags must be given), the
+    (:class:`~plgraph.parser.parsing.tagger.PosTagger`; None: tags must be given, unless the
+    scorer tags sentences itself, :attr:`own_tags`), the
     chart and the fallback ladder (module docstring).  ``max_words``: longer sentences
     get the fallback parse; ``model_dir``: the scorer's folder.  Load one with
     :meth:`load`, which picks the folder's scorer.  Every parser offers checked input,
@@ -137,7 +139,7 @@ class Parser:
         from .tagger import PosTagger, tagger_file
 
         sc, folder = load_scorer(model_dir, scorer, **scorer_options)
-        tpath = tagger_file(folder) if tagger else None
+        tpath = tagger_file(folder) if tagger and not getattr(sc, "predicts_tags", False) else None
         return cls(sc, PosTagger.load(tpath) if tpath else None,
                    max_words=DEFAULT_MAX_WORDS if max_words is None else max_words, model_dir=folder)
 
@@ -159,14 +161,21 @@ class Parser:
         """The conversion options of the graphs the scorer was trained on."""
         return self.scorer.options
 
-    def _cascade(self, words, tags, sid):
+    @property
+    def own_tags(self) -> bool:
+        """Does the scorer tag untagged sentences itself (no separate tagger)?"""
+        return bool(getattr(self.scorer, "predicts_tags", False))
+
+    def _cascade(self, words, tags, sid, prepared=None):
         """``(graph, status, reason, state)``: the graph of a checked sentence from the
         scorer's charts (None when none parsed and the scorer has no graph of its own,
-        with why), and the scorer's ``state`` of the sentence (:meth:`baseline` reuses it)."""
+        with why), and the scorer's ``state`` of the sentence (:meth:`baseline` reuses it).
+        ``prepared``: the scorer's :class:`~plgraph.parser.scoring.protocol.Prepared`
+        outcome when already known (:meth:`~plgraph.parser.scoring.protocol.Scorer.tag_and_prepare`)."""
         from ..chart.run import parse_chart
 
         sc = self.scorer
-        state, failure = sc.prepare(words, tags, sid)
+        state, failure = prepared if prepared is not None else sc.prepare(words, tags, sid)
         if failure:
             return None, "pass1", failure, state
         status, reason = "parsed", f"{sc.decoder_name} found no parse, also under relaxed pruning"
@@ -198,13 +207,17 @@ class Parser:
 
     # -- one sentence -----------------------------------------------------------------------
     def tag(self, words) -> list[str]:
-        """POS tags of ``words`` from the model folder's tagger."""
+        """POS tags of ``words``: the scorer's own (:attr:`own_tags`), else the model
+        folder's tagger's."""
+        if self.own_tags:
+            return self.scorer.tag_and_prepare([str(w) for w in words], None)[0]
         self.require_tagger()
         return self.tagger.tag(words)
 
     def require_tagger(self) -> None:
-        """InputError saying how to give tags when the model folder has no POS tagger."""
-        if self.tagger is None:
+        """InputError saying how to give tags when neither the scorer (:attr:`own_tags`)
+        nor the model folder's POS tagger can tag."""
+        if self.tagger is None and not self.own_tags:
             raise InputError(f"the model in {self.model_dir} has no POS tagger (tagger.json): give the tags "
                              f"(word_TAG tokens, --in tagged, or PTB trees, --in ptb)")
 
@@ -243,7 +256,11 @@ class Parser:
             raise InputError("empty sentence", sentence=sid)
         if any(not w or any(ch.isspace() for ch in w) for w in words):
             raise InputError("a word is empty or contains white space", sentence=sid)
-        tags = self.tag(words) if tags is None else [str(t) for t in tags]
+        prepared = None
+        if tags is None and self.own_tags:      # one pass of the scorer tags and scores
+            tags, prepared = self.scorer.tag_and_prepare(words, sid)
+        else:
+            tags = self.tag(words) if tags is None else [str(t) for t in tags]
         if len(tags) != len(words):
             raise InputError(f"{len(words)} words but {len(tags)} tags", sentence=sid)
         problem = sentence_problem(words, tags)
@@ -251,7 +268,7 @@ class Parser:
             raise InputError(problem, sentence=sid)
         if len(words) > self.max_words:
             return self._fallback(words, tags, sid, f"more than {self.max_words} words", start)
-        graph, status, reason, pruned = self._cascade(words, tags, sid)
+        graph, status, reason, pruned = self._cascade(words, tags, sid, prepared)
         if graph is not None:
             try:
                 return graph_result(graph, status, reason, start)

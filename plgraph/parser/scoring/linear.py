@@ -52,6 +52,8 @@ class LinearScorer:
     chart_name = "pass 3's chart"
     decoder_name = "pass 3"
     baseline_description = "pass 1's tree + most probable spines, no traces"
+    #: tags come from the model folder's POS tagger, never from the passes
+    predicts_tags = False
 
     def __init__(self, model, model2, read2, model3, read3, inventory):
         self.model = model
@@ -82,6 +84,10 @@ class LinearScorer:
         model2, read2 = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
         model3, read3 = m.pass_model("pass3", Pass3Config, lambda c: Pass3Model(m.vocab, inv, c))
         return cls(m, model2, read2, model3, read3, inv)
+
+    def tag_and_prepare(self, words, sid):
+        """ValueError: the passes read tags, they do not predict them (:attr:`predicts_tags`)."""
+        raise ValueError("the linear scorer does not tag sentences: its tags come from the model folder's POS tagger")
 
     def prepare(self, words, tags, sid) -> Prepared:
         """Pass 1, the classifiers and pass 2's chart (module docstring)."""

@@ -18,6 +18,11 @@ ladder and the output check.  A *scorer* owns the rest, and offers it as :class:
 5. :meth:`~Scorer.baseline` -- the scorer's first-order projective tree with the most
    probable spines and no traces (status ``pass1``, and the evaluation's baseline).
 
+A scorer that tags sentences itself (``predicts_tags``: the neural network trained with a
+tagging head) also offers :meth:`~Scorer.tag_and_prepare`, the sentence's tags and its
+:meth:`~Scorer.prepare` outcome at once; the parser then takes the tags of untagged input
+from it, with no separate tagger.
+
 A scorer also knows the tags it was trained on (:meth:`~Scorer.known_tags`), its edge
 labels (``vocab``), the rules of its train split (``rules``) and the graphs' conversion
 options (``options``).  The scorers plgraph has are registered in
@@ -75,6 +80,8 @@ class Scorer(Protocol):
     rules: Any
     #: the conversion options of the graphs it was trained on
     options: dict
+    #: does the scorer tag sentences itself (:meth:`tag_and_prepare`)?
+    predicts_tags: bool
 
     @classmethod
     def load(cls, model_dir, **options) -> "Scorer":
@@ -83,6 +90,10 @@ class Scorer(Protocol):
 
     def prepare(self, words: list, tags: list, sid: str | None) -> Prepared:
         """The scorer's work on one checked sentence before the parser's chart."""
+
+    def tag_and_prepare(self, words: list, sid: str | None) -> tuple[list, Prepared]:
+        """``(tags, prepared)``: the scorer's own tags of an untagged sentence and
+        :meth:`prepare`'s outcome for them; only called when :attr:`predicts_tags`."""
 
     def requests(self, words: list, tags: list, state) -> Iterator[ChartRequest]:
         """The charts to try, in order (the tuned pruning, then relaxed); built lazily,

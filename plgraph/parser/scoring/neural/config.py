@@ -14,7 +14,12 @@ from ....errors import InputError
 class NetworkConfig:
     """Sizes of the network (defaults near SuPar's biaffine dependency parser, smaller
     LSTM states: the sample trains on 2,800 sentences on two CPU cores).
-    ``tag_dim`` 0 or ``use_tags`` False: no tag input.  ``pretrained_dim``: the size of
+    ``tag_dim`` 0 or ``use_tags`` False: no tag input.  ``predict_tags``: a tagging
+    head (an MLP of ``tag_mlp`` units over the encoder's states, a softmax over the train
+    split's tags) trained jointly with the rest; the parser then takes a sentence's POS
+    tags from the network itself, with no separate tagger (a network that reads tags
+    cannot also predict them: ``predict_tags`` with ``use_tags`` is refused).
+    ``pretrained_dim``: the size of
     the user's pretrained vectors (0: none), projected onto ``word_dim`` and added to
     the trained word embedding.  ``tag_dropout``: in training, each word's tag is read as
     the unknown tag with this probability (a network trained on gold tags then leans less
@@ -33,6 +38,8 @@ class NetworkConfig:
     label_mlp: int = 200
     trace_mlp: int = 200
     spine_mlp: int = 200
+    predict_tags: bool = False
+    tag_mlp: int = 200
     dropout: float = 0.33
     tag_dropout: float = 0.2
 
@@ -40,7 +47,7 @@ class NetworkConfig:
         from ....errors import InputError
 
         for name in ("word_dim", "char_dim", "char_hidden", "lstm_hidden", "lstm_layers", "arc_mlp", "label_mlp",
-                     "trace_mlp", "spine_mlp"):
+                     "trace_mlp", "spine_mlp", "tag_mlp"):
             if not getattr(self, name) >= 1:
                 raise InputError(f"NetworkConfig.{name} {getattr(self, name)}: expected at least 1")
         for name in ("tag_dim", "pretrained_dim"):
@@ -49,6 +56,9 @@ class NetworkConfig:
         for name in ("dropout", "tag_dropout"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise InputError(f"NetworkConfig.{name} {getattr(self, name)}: expected a probability between 0 and 1")
+        if self.predict_tags and self.use_tags and self.tag_dim > 0:
+            raise InputError("NetworkConfig: a network that reads POS tags (use_tags) cannot also predict them "
+                             "(predict_tags); set use_tags False to have the network tag the sentence itself")
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,12 @@ the MLPs (``dropout``).
 * trace edges: a second biaffine, one logit per ordered pair (a sigmoid: a word can be
   the child of any number of traces) and trace types as the labels, over the trace
   labels;
-* spines: an MLP per word, a softmax over the train split's spine identities.
+* spines: an MLP per word, a softmax over the train split's spine identities;
+* POS tags (``predict_tags``): an MLP per word, a softmax over the train split's tags.
 
 **Local losses** (:meth:`GraphScorer.loss`): the sum of the cross-entropies of heads,
-labels (at the gold head), spines and trace types (at gold traces), and the binary
+labels (at the gold head), spines, tags (with ``predict_tags``) and trace types (at gold
+traces), and the binary
 cross-entropy of every ordered word pair's trace logit, each divided by the number of
 words of the batch.
 """
@@ -118,6 +120,7 @@ class Encoded:
     lab_p: "torch.Tensor"
     tlab_c: "torch.Tensor"
     tlab_p: "torch.Tensor"
+    s_tag: "torch.Tensor | None" = None
 
 
 class GraphScorer(nn.Module):
@@ -157,6 +160,9 @@ class GraphScorer(nn.Module):
         self.tlab_dep, self.tlab_head = MLP(h, c.trace_mlp, c.dropout), MLP(h, c.trace_mlp, c.dropout)
         self.tlab_out = nn.Linear(c.trace_mlp, n_traces)
         self.spine = nn.Sequential(MLP(h, c.spine_mlp, c.dropout), nn.Linear(c.spine_mlp, n_spines))
+        self.tags_predicted = bool(c.predict_tags)
+        if self.tags_predicted:
+            self.tagger = nn.Sequential(MLP(h, c.tag_mlp, c.dropout), nn.Linear(c.tag_mlp, n_tags))
 
     # -- encoding -----------------------------------------------------------------------------
     def encode(self, batch: Batch) -> Encoded:
@@ -179,7 +185,16 @@ class GraphScorer(nn.Module):
         h, _ = nn.utils.rnn.pad_packed_sequence(h, batch_first=True, total_length=x.shape[1])
         h = self.lstm_dropout(h)
         return Encoded(self.arc(self.arc_dep(h), self.arc_head(h)), self.trace(self.trace_dep(h), self.trace_head(h)),
-                       self.spine(h), self.lab_dep(h), self.lab_head(h), self.tlab_dep(h), self.tlab_head(h))
+                       self.spine(h), self.lab_dep(h), self.lab_head(h), self.tlab_dep(h), self.tlab_head(h),
+                       self.tagger(h) if self.tags_predicted else None)
+
+    def predicted_tags(self, enc: Encoded):
+        """(B, L+1) the most probable tag of every position (indices of the tag
+        vocabulary, padding and the unknown tag never chosen); None without
+        ``predict_tags``."""
+        if enc.s_tag is None:
+            return None
+        return enc.s_tag[..., 2:].argmax(-1) + 2
 
     def label_logits(self, enc: Encoded, b, x, y, trace: bool = False):
         """Label logits of pairs ``(x[k], y[k])`` (encoder positions) of sentence(s) ``b``:
@@ -213,6 +228,9 @@ class GraphScorer(nn.Module):
         tlab = (F.cross_entropy(self.label_logits(enc, tb[ok], tx[ok], ty[ok], trace=True), tl[ok], reduction="sum")
                 if ok.any() else s_arc.new_zeros(()))
         parts = {"arc": arc, "label": lab, "spine": spine, "trace": trace, "trace_label": tlab}
+        if enc.s_tag is not None:
+            tag_ok = batch.tags[mask] >= 2
+            parts["tag"] = F.cross_entropy(enc.s_tag[mask][tag_ok], batch.tags[mask][tag_ok], reduction="sum")
         total = sum(parts.values()) / n_words
         return total, {k: float(v.detach()) / float(n_words) for k, v in parts.items()}
 

@@ -41,8 +41,9 @@ def notebook_neural_folder(quick: bool) -> Path:
 
 
 def holds_trained_neural(folder) -> bool:
-    """Does ``folder`` hold a neural model with weights and a POS tagger (``tagger.json``,
-    or the released folders' ``tagger.json.xz``)?"""
+    """Does ``folder`` hold a neural model with weights that can tag a sentence: a network
+    that predicts tags, or a POS tagger beside it (``tagger.json``, or the released
+    folders' ``tagger.json.xz``)?"""
     import json
 
     from ...parsing.tagger import tagger_file
@@ -52,7 +53,8 @@ def holds_trained_neural(folder) -> bool:
         doc = json.loads((folder / "neural.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return bool(doc.get("weights")) and tagger_file(folder) is not None
+    tags_itself = bool((doc.get("network") or {}).get("predict_tags"))
+    return bool(doc.get("weights")) and (tags_itself or tagger_file(folder) is not None)
 
 
 def notebook_neural(quick: bool | None = None, progress=None, log=print) -> Path | None:

@@ -7,7 +7,9 @@ One sentence:
 
 1. :meth:`NeuralScorer.prepare`: the network (:mod:`plgraph.parser.scoring.neural.network`)
    gives head, trace and spine scores (POS tags are read only when the network was
-   trained with them);
+   trained with them); a network trained to predict tags (``predict_tags``) tags the
+   sentence in the same pass (:meth:`NeuralScorer.tag_and_prepare`), and the parser
+   then needs no separate tagger;
 2. :meth:`NeuralScorer.requests`: pruning by those marginals and the labels of the kept
    pairs (:mod:`plgraph.parser.scoring.neural.prune`) as the chart's tables, once more
    under :func:`~plgraph.parser.scoring.neural.prune.relaxed` pruning (status ``relaxed``);
@@ -93,12 +95,22 @@ class NeuralScorer:
         """Does the network read POS tags?"""
         return bool(self.net.tags_used)
 
+    @property
+    def predicts_tags(self) -> bool:
+        """Does the network tag sentences itself (a tagging head trained with it)?"""
+        return bool(getattr(self.net, "tags_predicted", False))
+
     # -- scores --------------------------------------------------------------------------------
     def scores(self, words, tags):
         """``(SentenceScores, label_logp)`` of one sentence: the network's scores in chart
         positions, and ``label_logp(c, p, trace) -> (K, labels)`` the label
         log-probabilities of pairs (chart positions).  ``tags`` are read only when the
         network was trained with them (:attr:`uses_tags`)."""
+        return self._scores(words, tags)[0]
+
+    def _scores(self, words, tags):
+        """``(scores, predicted tags or None)``: :meth:`scores` and, for a network that
+        predicts tags, the tag of every word from the same pass."""
         from types import SimpleNamespace
 
         import torch
@@ -110,6 +122,8 @@ class NeuralScorer:
         sentence = SimpleNamespace(words=list(words), tags=tags)
         with torch.no_grad():
             enc = self.net.encode(make_batch([sentence], self.vocabs, self.pretrained_index))
+            tag_ids = self.net.predicted_tags(enc)
+            own = None if tag_ids is None else [self.vocabs.tags.items[int(t)] for t in tag_ids[0, 1:n + 1]]
             order = np.r_[1:n + 1, 0]                    # chart positions -> encoder positions
             arc = torch.log_softmax(enc.s_arc[0, 1:n + 1][:, order], -1).numpy().astype(np.float64)
             trace = enc.s_trace[0, 1:n + 1, 1:n + 1].numpy().astype(np.float64)
@@ -125,12 +139,25 @@ class NeuralScorer:
                 logits = self.net.label_logits(enc, torch.zeros_like(x), x, y, trace=trace_kind)
                 return torch.log_softmax(logits, -1).numpy().astype(np.float64)
 
-        return SentenceScores(arc, trace, spine), label_logp
+        return (SentenceScores(arc, trace, spine), label_logp), own
 
     # -- the scorer protocol ---------------------------------------------------------------------
     def prepare(self, words, tags, sid) -> Prepared:
         """The network's scores of the sentence (:meth:`scores`)."""
         return Prepared(self.scores(words, tags))
+
+    def tag_and_prepare(self, words, sid) -> tuple[list, Prepared]:
+        """``(tags, prepared)``: the network's own POS tags of ``words`` and
+        :meth:`prepare`'s outcome, from one pass of the network; ValueError for a network
+        that does not predict tags (:attr:`predicts_tags`)."""
+        if not self.predicts_tags:
+            raise ValueError("this neural model does not predict POS tags (trained without predict_tags)")
+        scores, tags = self._scores(words, None)
+        return tags, Prepared(scores)
+
+    def tag(self, words) -> list:
+        """The network's own POS tags of ``words`` (:meth:`tag_and_prepare`)."""
+        return self.tag_and_prepare(words, None)[0]
 
     def request(self, scores, config: PruneConfig | None = None) -> ChartRequest:
         """The chart's tables of a sentence's :meth:`scores` under ``config`` (default:

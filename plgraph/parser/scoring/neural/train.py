@@ -120,13 +120,14 @@ def local_scores(net, sents, vocabs, batch_words: int = 2000, pretrained_index=N
     """Dev scores of the network's local decisions on ``sents`` (Targets), in %:
     ``uas`` / ``las`` (argmax head, and its argmax label), ``spine`` (argmax spine),
     ``trace_p`` / ``trace_r`` / ``trace_f`` (pairs with a positive trace logit,
-    unlabelled) and ``dev_score`` (the mean of las, spine and trace_f)."""
+    unlabelled), ``tag`` (argmax tag; only for a network with ``predict_tags``) and
+    ``dev_score`` (the mean of las, spine and trace_f)."""
     import torch
 
     from .batches import batch_order, gold_batch, make_batch
 
     net.eval()
-    c = {"words": 0, "heads": 0, "las": 0, "spine": 0, "tp": 0, "pred": 0, "gold": 0}
+    c = {"words": 0, "heads": 0, "las": 0, "spine": 0, "tp": 0, "pred": 0, "gold": 0, "tag": 0}
     with torch.no_grad():
         for idx in batch_order([s.n for s in sents], batch_words, np.random.default_rng(0)):
             ts = [sents[i] for i in idx]
@@ -143,6 +144,9 @@ def local_scores(net, sents, vocabs, batch_words: int = 2000, pretrained_index=N
             c["heads"] += int(ok_head.sum())
             c["las"] += int((ok_head & (lab == gold.labels[mask])).sum())
             c["spine"] += int((enc.s_spine[mask].argmax(-1) == gold.spines[mask]).sum())
+            tags = net.predicted_tags(enc)
+            if tags is not None:
+                c["tag"] += int((tags[mask] == batch.tags[mask]).sum())
             pair = mask[:, :, None] & mask[:, None, :] & ~torch.eye(L1, dtype=torch.bool)[None]
             pred = (enc.s_trace > 0) & pair
             g = gold.trace > 0.5
@@ -155,6 +159,8 @@ def local_scores(net, sents, vocabs, batch_words: int = 2000, pretrained_index=N
     out = {"uas": pct(c["heads"], c["words"]), "las": pct(c["las"], c["words"]),
            "spine": pct(c["spine"], c["words"]), "trace_p": p, "trace_r": r,
            "trace_f": 2 * p * r / (p + r) if p + r else 0.0}
+    if net.tags_predicted:
+        out["tag"] = pct(c["tag"], c["words"])
     out["dev_score"] = (out["las"] + out["spine"] + out["trace_f"]) / 3
     return {k: round(v, 3) for k, v in out.items()}
 
@@ -307,8 +313,9 @@ def _train(config: NeuralTrainConfig, log, warn) -> dict:
             folder.header["curves"] = curves
             folder.write_header()
         _save_checkpoint(folder, net, opt, sched, rng, epoch, best, best_epoch, curves)
+        tag_note = f" tags {scores['tag']:.2f}" if "tag" in scores else ""
         log(f"epoch {epoch}: loss {sum(sums.values()) / len(train_t):.3f}, dev UAS {scores['uas']:.2f} "
-            f"LAS {scores['las']:.2f} spine {scores['spine']:.2f} trace F {scores['trace_f']:.2f}"
+            f"LAS {scores['las']:.2f} spine {scores['spine']:.2f} trace F {scores['trace_f']:.2f}{tag_note}"
             f"{' (best)' if better else ''}, {row['seconds']:.0f} s")
     if config.tune and folder.trained:
         from .tune import tune_decode
@@ -364,7 +371,8 @@ def _model_folder(config: NeuralTrainConfig, resuming: bool, all_train, train_gr
         for name in ("checkpoint.json", "checkpoint.npz"):
             if os.path.exists(folder.file(name)):
                 os.remove(folder.file(name))
-        train_tagger(mdir, train_graphs, warn=warn)
+        if not cfg.predict_tags:                     # a network that tags needs no tagger of its own
+            train_tagger(mdir, train_graphs, warn=warn)
     return folder, vocab, vocabs, pre_mat
 
 
