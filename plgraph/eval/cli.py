@@ -1,4 +1,4 @@
-"""``python -m plgraph eval {trees,traces,graphs}``: score test parses against gold ones.
+"""``python -m plgraph eval {trees,traces,graphs,ceiling,compare}``: score test parses against gold ones.
 
 Each sub-command lives in its scorer's module as ``cli_main(args) -> int`` (exit code:
 0 scored, 2 bad input); this module only declares the arguments.
@@ -58,3 +58,19 @@ def register(sub) -> None:
                    help="place nulls where the gold tree had them (default: the reference's heuristic)")
     c.add_argument("--json", metavar="PATH", help="also write the scores as JSON")
     c.set_defaults(func=_run("ceiling"))
+
+    p = es.add_parser("compare", help="paired bootstrap: is parse A better than parse B (evalb F1 and Johnson F)?",
+                      description="Score two parses of the same gold trees sentence by sentence (EVALB brackets, "
+                                  "the Johnson empty-node metric), resample the sentences with replacement (the same "
+                                  "resample for both) and report each F1, the difference A - B, its 95%% interval "
+                                  "and the share of resamples where A is not better. GOLD, A and B hold one tree "
+                                  "per line, in the same order.")
+    p.add_argument("gold", metavar="GOLD")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--samples", type=int, default=10000, metavar="N", help="resamples (default 10000)")
+    p.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    p.add_argument("--max-words", dest="max_words", type=int, default=40, metavar="N",
+                   help="compare sentences of at most N words, EVALB's length (default 40; 0: every sentence)")
+    p.add_argument("--json", metavar="PATH", help="also write the comparison as JSON")
+    p.set_defaults(func=_run("compare"))

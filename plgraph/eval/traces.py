@@ -118,7 +118,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..errors import InputError, PlgraphError, PTBFormatError
 from ..ptb.clean import WORD_TO_POS as _WORD_TO_POS, WORD_TO_WORD as _WORD_TO_WORD  # ptb_cleaning's tables
@@ -214,13 +214,30 @@ def _null_info(word: str):
 # ---------------------------------------------------------------------------------------
 # items of one tree
 # ---------------------------------------------------------------------------------------
-def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
+class ItemContext(NamedTuple):
+    """Where an item of :func:`tree_items` sits, in the labels of the tree before the
+    edits (function tags kept): ``kind`` the null word without its index (``*T*``,
+    ``*``, ``0``, ``*U*`` ...) or ``gap``; ``ancestors`` the labels from the null
+    element's parent (the gapped node itself for ``gap``) upwards, at most four;
+    ``antecedent`` the antecedent's label and its two lowest ancestors' (empty: none);
+    ``indexed`` whether the item is co-indexed."""
+
+    kind: str
+    ancestors: tuple
+    antecedent: tuple
+    indexed: bool
+
+
+def tree_items(tree: Tree, null_only: bool = False, edit: bool = True, contexts: list | None = None):
     """``(items, problems, words)`` of one tree (see the module doc).
 
     ``edit=False`` skips the edits (the script does this for the gold tree of an empty
     test tree).  ``problems`` lists, as text, where the script would crash; ``words`` are
-    the overt words left after the edits.  The tree is not modified."""
+    the overt words left after the edits.  ``contexts``: a list that gets one
+    :class:`ItemContext` per item, in the items' order (what
+    :mod:`plgraph.eval.constructions` classifies items by).  The tree is not modified."""
     lab: list[str] = []     # final label per kept node (kept nodes numbered in post-order)
+    raw: list[str] = []     # its label before the edits (function tags kept)
     info_of: list = []
     wrd: list = []          # null word info or None
     par: list[int] = []
@@ -247,6 +264,7 @@ def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
             i = len(lab)
             final = info[0]
             lab.append(final)
+            raw.append(clean if clean is not None else _clean_label(node.label))
             info_of.append(info)
             par.append(-1)
             st.append(pos)
@@ -284,6 +302,7 @@ def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
             continue
         i = len(lab)
         lab.append(info[0])
+        raw.append(_clean_label(node.label))
         info_of.append(info)
         wrd.append(None)
         par.append(-1)
@@ -320,9 +339,21 @@ def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
             return ""
         return info_of[p][4] if st[p] == en[p] else ""
 
+    def chain(i: int, above: int) -> tuple:
+        out = []
+        while i >= 0 and len(out) <= above:
+            out.append(raw[i])
+            i = par[i]
+        return tuple(out)
+
+    def note(kind: str, i: int, a, indexed: bool) -> None:
+        if contexts is not None:
+            contexts.append(ItemContext(kind, chain(par[i], 3), () if a is None else chain(a, 2), indexed))
+
     items: list = []
     for i in plain:
         items.append(("no-link_" + wrd[i][1] + "_" + parent_label_if_empty(i), span(i)[0]))
+        note(wrd[i][1], i, None, False)
     if not null_only:
         for num, nodes in gaps.items():
             a = ante.get(num)
@@ -334,6 +365,8 @@ def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
                     items.append(("gap", span(i), info_of[i][5], None, ""))
                 else:
                     items.append(("gap", span(i), info_of[i][5], span(a), info_of[a][4]))
+                if contexts is not None:
+                    contexts.append(ItemContext("gap", chain(i, 3), () if a is None else chain(a, 2), True))
     for num, nodes in coidx.items():
         a = ante.get(num)
         if a is None:
@@ -344,6 +377,7 @@ def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
         for i in nodes:
             if null_only:
                 items.append(("no-link_" + wrd[i][1] + "_" + parent_label_if_empty(i), span(i)[0]))
+                note(wrd[i][1], i, None, False)
                 continue
             p = par[i]
             plabel = info_of[p][4] if p >= 0 else ""
@@ -354,6 +388,7 @@ def tree_items(tree: Tree, null_only: bool = False, edit: bool = True):
                 items.append((wrd[i][1] + "__" + plabel, span(i)[0], None))
             else:
                 items.append((wrd[i][1] + "_" + info_of[a][4] + "_" + plabel, span(i)[0], span(a)))
+            note(wrd[i][1], i, a, True)
     return items, problems, words
 
 

@@ -199,7 +199,7 @@ def _parse_on_dask(args, parser, records, prog, state) -> int:
 def cmd_evaluate(args) -> int:
     """Parse a split and score it (:func:`plgraph.parser.analysis.evaluate.evaluate_split`)."""
     from ...files.atomic import atomic_json, check_writable
-    from ..analysis.evaluate import evaluate_split, format_evaluation
+    from ..analysis.evaluate import construction_report, evaluate_split, format_evaluation
     from ..training.pipeline import read_split
 
     use_released_model(args)
@@ -212,7 +212,7 @@ def cmd_evaluate(args) -> int:
     sentences, unreadable = read_split(args.split, args.ptb, progress_of(args), prog="plgraph parser evaluate")
     if args.limit:
         sentences = sentences[:args.limit]
-    docs, first_results, parse_items = {}, None, None
+    docs, first_results, parse_items, train = {}, None, None, None
     for name, parser in parsers.items():
         with client_for(args if name == "linear" else _no_dask(args)) as client:
             parse_items = None if client is None else _EvaluateOnDask(args, client, state)
@@ -221,6 +221,10 @@ def cmd_evaluate(args) -> int:
                                           parse_items=parse_items)
         doc.update({"model_dir": os.path.abspath(args.model_dir), "split": args.split, "unreadable": unreadable,
                     "scorer": name})
+        if args.by_construction:
+            if train is None:
+                train, _ = read_split("train", args.ptb, progress_of(args), prog="plgraph parser evaluate")
+            doc["by_construction"] = construction_report(sentences, results, train)
         if client is not None:
             doc["dask_workers"] = parse_items.workers
         docs[name] = doc
@@ -437,6 +441,9 @@ def add_parser_commands(ps) -> None:
     e.add_argument("--max-words", type=positive_int, default=DEFAULT_MAX_WORDS, metavar="N",
                    help=f"longer sentences get the fallback parse (default {DEFAULT_MAX_WORDS})")
     e.add_argument("--no-ceiling", action="store_true", help="skip the representation's ceiling")
+    e.add_argument("--by-construction", dest="by_construction", action="store_true",
+                   help="also score the traces by construction (wh-questions, relative clauses, passives, raising/"
+                        "control, *U*, *EXP*, *ICH*, *RNR*, gapping...), with their counts in the train split")
     e.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None)
     add_dask_options(e)
     add_resume_option(e, "--json")
