@@ -153,6 +153,7 @@ def test_killed_driver_resumes_and_redoes_only_unfinished_chunks(quick_model, de
     assert not state.exists()
 
 
+@pytest.mark.slow        # ~75 s on 2 cores; make check-full (the byte-identical parse on Dask stays in make test)
 def test_evaluate_on_dask_gives_the_serial_scores(quick_model, dask_cluster, tmp_path, capsys):
     cluster, _ = dask_cluster
     out = {}
@@ -283,6 +284,7 @@ def _peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+@pytest.mark.slow        # ~85 s on 2 cores; make check-full (the replicas' training on Dask stays in make test)
 def test_parser_train_cli_on_dask_equals_one_process(sample_dir, dask_cluster, tmp_path, capsys):
     """``parser train --dask`` (passes 2 and 3 of the quick configuration, on the quick
     coarse models): both passes' learner checkpoints against one process's (AdaGrad: to
