@@ -129,8 +129,8 @@ def construction_report(sentences, results, train_sentences=None) -> dict:
 
 def tagging_accuracy(sentences, results) -> float:
     """The percentage of words whose tag in ``results`` (the tags each sentence was parsed
-    with: the parser's tagger's or the scorer's own) is the gold tag of ``sentences``
-    (two places)."""
+    with: the parser's tagger's or the scorer's own) is the gold tag of ``sentences``,
+    rounded to two decimals."""
     good = total = 0
     for s, r in zip(sentences, results):
         gold = s.graph.tags
@@ -248,5 +248,5 @@ def format_evaluation(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["THESIS", "evaluate_split", "tagging_accuracy", "construction_report", "reference_points", "results_of_graphs", "parse_sentences",
-           "split_items", "score_results", "status_counts", "headline", "output_check", "format_evaluation"]
+__all__ = ["THESIS", "evaluate_split", "tagging_accuracy", "construction_report", "reference_points",
+           "results_of_graphs", "parse_sentences", "split_items", "score_results", "status_counts", "headline", "output_check", "format_evaluation"]
