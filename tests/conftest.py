@@ -167,42 +167,9 @@ def missing_corpora_reason(names) -> str | None:
     return "\n".join(missing) if missing else None
 
 
-# -- the order xdist hands the files out in (`make test`: --dist loadfile --no-loadscope-reorder)
-#: In a fresh clone numba compiles every kernel once (cached on disk), and two workers that
-#: need the same kernel at the same time both compile it: the dependency trainer alone is
-#: 2-4 minutes of one core.  So one worker starts with a file that compiles it (and trains
-#: the suite's shared quick coarse models), the other with files that need none of its
-#: kernels (language models, rules, conversion, evaluation); then the longest files first,
-#: so that the last ones to finish are short.  Files not named keep their collection order,
-#: after these.
-FILE_ORDER = (
-    "tests/test_hostile_models.py", "tests/test_hostile_lm.py", "tests/test_dep_model.py", "tests/test_lm.py",
-    "tests/test_lm_plre.py", "tests/test_rules.py", "notebooks/06_language_models.ipynb",
-    "notebooks/01_coverage.ipynb", "tests/test_coverage.py", "tests/test_eval_graphs.py", "tests/test_convert.py",
-    "tests/test_hostile_convert.py", "notebooks/02_problematic_structures.ipynb", "tests/test_naive_graph_parser.py",
-    "tests/test_parser_chart.py", "tests/test_dist_parse_train.py", "notebooks/08_graph_parsing.ipynb",
-    "notebooks/07_dependency_parsing.ipynb", "tests/test_parser_cli.py", "tests/test_neural.py",
-    "tests/test_hostile_parse_input.py", "tests/test_parser_pass2.py", "tests/test_release.py",
-    "tests/test_parser_parse.py", "tests/test_dist_corpus_jobs.py", "tests/test_pruners.py",
-    "notebooks/03_rules_and_pruning.ipynb", "tests/test_learn.py", "tests/test_hostile_parser_model.py",
-    "tests/test_hostile_training.py", "tests/test_validity.py", "tests/test_parser_pass3.py",
-)
-
-
-def file_rank(item) -> int:
-    """Where ``item``'s file comes in :data:`FILE_ORDER` (files not named: after them)."""
-    path = item.nodeid.split("::", 1)[0]
-    try:
-        return FILE_ORDER.index(path)
-    except ValueError:
-        return len(FILE_ORDER)
-
-
 def pytest_collection_modifyitems(config, items):
-    """Put the files in :data:`FILE_ORDER` (a stable sort: a file's tests stay together and
-    in order), and mark each notebook item (an ``.ipynb`` collected by nbmake) skipped when
-    a corpus it needs cannot be found, with the resolver's message as the reason."""
-    items.sort(key=file_rank)
+    """Mark each notebook item (an ``.ipynb`` collected by nbmake) skipped when a corpus
+    it needs cannot be found, with the resolver's message as the reason."""
     reasons: dict[Path, str | None] = {}
     for item in items:
         path = Path(item.path)
