@@ -79,7 +79,7 @@ def sentence_counts(gold, test, max_words: int | None = 40, *, gold_name: str = 
     if max_words is not None:
         ok &= rows[:, 0] <= max_words
     kept = np.flatnonzero(ok)
-    tr = traces(gold, [t if t else None for t in test], gold_name=gold_name, test_name=test_name)
+    tr = traces(gold, test, gold_name=gold_name, test_name=test_name)          # "" or None: a failed parse
     johnson = np.array(tr.per_sentence, np.int64).reshape(-1, 3)
     return kept, {"evalb": rows[kept][:, 2:5], "johnson": johnson[kept]}
 
