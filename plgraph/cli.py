@@ -40,6 +40,7 @@ Commands (each has --help):
   convert             PTB <-> SHP conversion of one file, or of every .mrg file under a folder
   rules, pruners      the 1EC deduction rules; the graph parser's coarse passes
   dep, lm, eval       dependency parsing; language models; evalb and trace scores
+  text                raw text in: PTB tokenisation, sentence splitting, their accuracy
   release, figures    pack the released model; regenerate every figure of figures/
   synthetic-treebank  lay out the PTB sample as an LDC treebank (for exercising --ptb DIR)
 
@@ -57,6 +58,7 @@ COMMAND_MODULES: list[str] = [
     "plgraph.parser.cli.train",
     "plgraph.parser.cli.parse",
     "plgraph.parser.cli.demo",
+    "plgraph.text.cli",
     "plgraph.release.cli",
     "plgraph.coverage.cli",
     "plgraph.figures",

@@ -262,7 +262,7 @@ LAYERS = [
     ("infrastructure", ["errors", "config", "paper", "data", "signals", "files", "progress", "plotting", "notebook",
                         "models"]),
     ("core types", ["tree", "graph", "spine", "structure"]),
-    ("formats", ["ptb", "heads", "convert", "shp", "corpora"]),
+    ("formats", ["ptb", "heads", "convert", "shp", "corpora", "text"]),
     ("algorithms", ["dist", "learn", "rules", "eval", "coverage", "problems"]),
     ("models", ["dep", "encoding", "pruners", "lm"]),
     ("parser", ["parser", "release"]),
