@@ -3,8 +3,10 @@
 Main entry points::
 
     import plgraph
-    parser = plgraph.load()                 # the released graph parser (its neural scorer with PyTorch)
-    print(parser.parse_tree("Who did you see ?".split()))     # PTB tree, null elements, co-indices
+    nlp = plgraph.load()                    # the released graph parser (its neural scorer with PyTorch)
+    doc = nlp("I don't know who she wanted to see.")           # raw text in
+    doc.sentences[0].tree, doc.sentences[0].traces           # PTB tree with null elements; who did what to whom
+    print(nlp.parse_tree("Who did you see ?".split()))         # tokens in
     dev = plgraph.corpus("dev")            # PTB sample sentences with .id, .tree, .graph
     g = dev["wsj_0140.0"].graph            # words, tags, spines, edge arrays
     plgraph.classify(g).category           # 'projective graph', ...
@@ -40,7 +42,11 @@ def load(model_dir=None, *, scorer: str | None = None, max_words: int | None = N
     plgraph's released model) with scorer ``scorer`` (``linear`` or ``neural``; default:
     the neural one when the folder holds it and PyTorch is installed, as ``python -m
     plgraph parse`` chooses).  The same as :meth:`plgraph.parser.Parser.load`;
-    ``max_words``: longer sentences get the fallback parse (default: the parser's)."""
+    ``max_words``: longer sentences get the fallback parse (default: the parser's).  Call
+    it on text: ``plgraph.load()("Who did you see?")`` is a
+    :class:`~plgraph.parser.parsing.document.Document` whose sentences show their graphs
+    in a notebook (this imports :mod:`plgraph.viz`)."""
+    from . import viz  # noqa: F401  (parsed sentences draw their graphs in notebooks)
     from .parser.parsing.parser import Parser
 
     return Parser.load(model_dir, scorer=scorer, max_words=max_words)

@@ -113,6 +113,26 @@ def test_evalb_and_the_trace_scorer_stay_aligned_past_a_placeholder(model, tmp_p
     assert len(read) == 8 and read[4][1] is None and read[7][1].words() == ["Prices", "fell", "."]
 
 
+def test_raw_text_keeps_evalb_aligned_past_an_unreadable_line(model, tmp_path, capsys, c_evalb):
+    """Raw input (tokenised by plgraph): the unreadable third line leaves ``()``, and the C
+    EVALB matches every other line with its own gold line, words and all."""
+    raw = ["The cat didn't sit.", "A dog barked (twice).", "A bi\x07rd sang.", "Prices fell 5%."]
+    gold_words = ["The cat did n't sit .", "A dog barked -LRB- twice -RRB- .", "A bird sang .", "Prices fell 5 % ."]
+    rc, out, err = _run(model, tmp_path, capsys, "\n".join(raw) + "\n", fmt="raw")
+    lines = out.splitlines()
+    assert rc == 0 and len(lines) == 4 and lines[2] == "()" and "skipped unreadable sentence in.txt:3" in err
+    gold = tmp_path / "gold.txt"
+    tag = {".": "."}                # '.' deleted by COLLINS.prm, as in the parse
+    gold.write_text("".join("(TOP (S " + " ".join(f"({tag.get(w, 'X')} {w})" for w in g.split()) + "))\n"
+                            for g in gold_words), encoding="utf-8")
+    exe, prm = c_evalb
+    report = subprocess.run([str(exe), "-p", str(prm), str(gold), str(tmp_path / "out.txt")], capture_output=True,
+                            text=True).stdout
+    rows = [r.split() for r in report.splitlines() if r.strip()[:1].isdigit() and len(r.split()) == 12]
+    assert [r[2] for r in rows] == ["0", "0", "2", "0"]
+    assert "Number of Error sentence  =      0" in report
+
+
 # -- reading as a stream -----------------------------------------------------------------------------
 def test_a_line_over_the_bound_stops_the_reading_with_memory_bounded(tmp_path):
     big = tmp_path / "zeros.txt"
@@ -127,6 +147,8 @@ def test_a_line_over_the_bound_stops_the_reading_with_memory_bounded(tmp_path):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 4 << 20
+    with open(big, "r+b") as handle:                   # a tree first: plain text would be refused as not trees
+        handle.write(b"(S (X fi))\n")
     with pytest.raises(InputError, match=r"zeros\.txt:2: the tree starting here is longer"):
         list(iter_input(big, "ptb", max_bytes=1 << 20))
 

@@ -2,7 +2,8 @@
 
 ::
 
-    python -m plgraph parse [--model-dir M] IN [IN ...] [--in ptb|tagged|text] [--out PATH] [--to ptb|shp]
+    python -m plgraph parse [--model-dir M] IN [IN ...] [--in auto|ptb|tagged|text|raw|doc] [--wrapped]
+                            [--out PATH] [--to ptb|shp|json|conllu]
                             [--gold-tags|--predicted-tags] [--jobs N] [--max-words N] [--root TOP|ROOT]
     python -m plgraph parser evaluate [--model-dir M] --split dev|test [--gold-tags|--predicted-tags]
                                       [--json PATH] [--jobs N] [--limit K]
@@ -11,9 +12,13 @@
 Without ``--model-dir`` both use plgraph's released model (:mod:`plgraph.release`).
 ``parse`` reads sentences from one or more files (:mod:`plgraph.parser.parsing.inputs`), parses them
 (:class:`~plgraph.parser.parsing.parser.Parser`) and writes one PTB tree a line (null elements and
-co-indices; root ``TOP`` by default, which EVALB's COLLINS.prm deletes) or SHP blocks.  Tags
-come from the input (``--in ptb|tagged``) unless ``--predicted-tags``; ``--in text`` is
-tagged by the model folder's POS tagger.  The input is read as a stream while it is
+co-indices; root ``TOP`` by default, which EVALB's COLLINS.prm deletes), SHP blocks, JSON
+Lines (tokens, tags, tree, trace records, graph) or CoNLL-U (:mod:`plgraph.parser.parsing.output`).
+``--in raw`` reads untokenised text, a sentence a line, ``--in doc`` running text whose
+sentences plgraph finds (:mod:`plgraph.parser.parsing.inputs`); the default ``auto`` reads
+bracketed trees as ``ptb`` and anything else as ``raw``, and says which it chose.  Tags
+come from the input (``--in ptb|tagged``) unless ``--predicted-tags``; ``--in text|raw|doc``
+is tagged by the scorer when it predicts tags, else by the model folder's POS tagger.  The input is read as a stream while it is
 parsed, a line (``ptb``: a tree) of at most ``--max-line-bytes`` at a time.
 
 Output record N is input sentence N, always: a sentence the parser cannot parse gets
@@ -80,15 +85,36 @@ def _report(results, seconds: float, prog: str, unknown=None) -> None:
         print(f"{prog}: {what} {r.where}: {r.reason}", file=sys.stderr)
 
 
-def _records(args):
+def _records(args, parser=None, prog: str = "plgraph parse"):
     """The records of every input file in order (:func:`~plgraph.parser.parsing.inputs.iter_input`,
-    each file opened now, read as the parse goes on)."""
+    each file opened now, read as the parse goes on).  With ``--in auto`` the format
+    chosen for each file is said on standard error, and checked against the options
+    (``--gold-tags`` needs tags, untagged input a tagger) before its first sentence."""
     from itertools import chain
 
-    from ..parsing.inputs import iter_input
+    from ..parsing.inputs import UNTAGGED, iter_input
 
-    return chain.from_iterable([iter_input(path, args.input_format, max_bytes=args.max_line_bytes)
+    def chosen(path, fmt):
+        what = {"ptb": "bracketed trees (--in ptb)",
+                "raw": "raw text, one sentence a line (--in raw; --in doc for running text, --in text for "
+                       "tokenised lines)"}[fmt]
+        print(f"{prog}: reading {'standard input' if path == '-' else path} as {what}", file=sys.stderr)
+        if fmt in UNTAGGED:
+            _check_untagged(args, parser)
+
+    return chain.from_iterable([iter_input(path, args.input_format, max_bytes=args.max_line_bytes,
+                                           wrapped=args.wrapped, on_format=chosen)
                                 for path in args.input])
+
+
+def _check_untagged(args, parser) -> None:
+    """InputError for ``--gold-tags`` on input without tags; the parser's tagger required."""
+    from ...errors import InputError
+
+    if args.gold_tags:
+        raise InputError("--gold-tags needs tagged input (--in ptb or --in tagged)")
+    if parser is not None:
+        parser.require_tagger()
 
 
 def cmd_parse(args) -> int:
@@ -110,16 +136,20 @@ def cmd_parse(args) -> int:
         check_writable(args.out)
     elif getattr(sys.stdout, "closed_at_start", False):
         raise OutputError("standard output is closed: give --out PATH")
-    if args.input_format == "text" and args.gold_tags:
-        raise InputError("--gold-tags needs tagged input (--in ptb or --in tagged)")
+    from ..parsing.inputs import UNTAGGED
+
+    if args.input_format in UNTAGGED:
+        _check_untagged(args, None)
+    if args.wrapped and args.input_format != "doc":
+        raise InputError("--wrapped is for running text (--in doc)")
     scorer = scorers_of(args)[0]
     if released:
         print(f"{prog}: the released model's {scorer} scorer ({args.model_dir}; --model-dir M for another, "
               f"--scorer to choose)", file=sys.stderr)
     parser = _load_parser(args, scorer)
-    if args.input_format == "text" or args.predicted_tags:
+    if args.input_format in UNTAGGED or args.predicted_tags:
         parser.require_tagger()         # before anything is read
-    records = _records(args)
+    records = _records(args, parser, prog)
     if args.dask is not None:
         return _parse_on_dask(args, parser, list(records), prog, state)
     results, chunks, tags = [], [], Counter()
@@ -393,6 +423,7 @@ def _tag_options(p) -> None:
 def register(sub) -> None:
     """The top-level ``parse`` command."""
     from ..parsing.inputs import FORMATS, MAX_RECORD_BYTES
+    from ..parsing.output import OUTPUT_FORMATS
     from ..parsing.parser import DEFAULT_MAX_WORDS
 
     p = sub.add_parser("parse", help="parse sentences with a trained graph parser into PTB trees with traces, or SHP",
@@ -400,15 +431,22 @@ def register(sub) -> None:
     p.add_argument("input", metavar="IN", nargs="+", help="input files, parsed in order (- for standard input)")
     p.add_argument("--model-dir", default=None, metavar="M",
                    help="a folder of `python -m plgraph parser train` (default: plgraph's released model)")
-    p.add_argument("--in", dest="input_format", default="ptb", choices=FORMATS,
-                   help="ptb: bracketed trees (default); tagged: word_TAG tokens a line; text: tokens a line. "
-                        "An input sentence that cannot be read keeps its place in the output: the placeholder () "
-                        "(--to shp: a block of comments only)")
+    p.add_argument("--in", dest="input_format", default="auto", choices=FORMATS,
+                   help="auto (default): ptb when the input begins with '(', else raw, and says which; ptb: "
+                        "bracketed trees; tagged: word_TAG tokens a line; text: tokens a line; raw: untokenised "
+                        "text, a sentence a line; doc: running text, sentences found by plgraph (each line a "
+                        "paragraph unless --wrapped). An input sentence that cannot be read keeps its place in "
+                        "the output: the placeholder () (shp: a block of comments only; json: status "
+                        "unreadable; conllu: one empty token)")
+    p.add_argument("--wrapped", action="store_true",
+                   help="--in doc: the text is hard-wrapped; a line break is a space, blank lines end paragraphs")
     p.add_argument("--max-line-bytes", type=positive_int, default=MAX_RECORD_BYTES, metavar="N",
                    help=f"the longest line (--in ptb: tree) read, in bytes; a longer one stops the run with an error "
                         f"(default {MAX_RECORD_BYTES})")
     p.add_argument("--out", metavar="PATH", help="output file (default: standard output)")
-    p.add_argument("--to", default="ptb", choices=["ptb", "shp"], help="output format (default ptb)")
+    p.add_argument("--to", default="ptb", choices=OUTPUT_FORMATS,
+                   help="ptb: a tree a line (default); shp: SHP blocks; json: a JSON object a line (tokens, tags, "
+                        "tree, traces, graph); conllu: CoNLL-U with plgraph's graph labels, trace edges in DEPS")
     p.add_argument("--root", default="TOP", choices=["TOP", "ROOT"],
                    help="root label of output trees (default TOP, deleted by EVALB's COLLINS.prm)")
     _tag_options(p)

@@ -8,9 +8,22 @@ Formats (``--in``):
 * ``tagged``: one sentence a line, tokens ``word_TAG`` separated by white space, split at
   the token's last ``_`` (``New_York_NNP`` is the word ``New_York``);
 * ``text``: one tokenised sentence a line, tokens separated by white space (tagged by
-  the model's POS tagger).
+  the model's POS tagger);
+* ``raw``: one untokenised sentence a line, tokenised as the treebank is
+  (:func:`plgraph.text.tokenize.tokenize`: ``don't`` -> ``do n't``, ``"`` -> ``````/``''``,
+  ``(`` -> ``-LRB-``); ids ``<file name>:<line>``;
+* ``doc``: running text, its sentences found by plgraph's splitter
+  (:class:`plgraph.text.sentences.SentenceSplitter`) within paragraphs -- each line, or
+  (``wrapped``) each run of lines up to a blank one -- and tokenised as ``raw``; ids
+  ``<file name>:<line>.<k>``, the k-th sentence (from 1) of the paragraph that starts on
+  that line;
+* ``auto`` (the command line's default): ``ptb`` when the input's first non-blank
+  character is ``(``, else ``raw``; :func:`iter_input` tells ``on_format`` which.
 
-In the line formats only ``\n`` (or ``\r\n``) ends a line, so each non-blank line is one
+A ``ptb`` input that begins with text outside any tree is not bracketed trees: an
+InputError that names ``--in raw`` and ``--in doc``.
+
+In the line formats (all but ``ptb``) only ``\n`` (or ``\r\n``) ends a line, so each non-blank line is one
 sentence; any other character Python counts as white space (``\x0b``, ``\x0c``,
 ``\x1c``, ``\x85``, U+2028 ...) separates tokens within it.  Blank lines are skipped; ids
 are ``<file name>:<line>``.  A UTF-8 byte order mark at the start of a file is dropped.
@@ -44,7 +57,9 @@ from typing import Iterator
 from ...errors import InputError
 from ...ptb.escape import escape_tag, escape_word, sentence_problem
 
-FORMATS = ("ptb", "tagged", "text")
+FORMATS = ("auto", "ptb", "tagged", "text", "raw", "doc")
+#: the formats of untagged input (tags come from the model)
+UNTAGGED = ("text", "raw", "doc")
 #: the longest line (``ptb``: tree) :func:`iter_input` reads, in bytes
 MAX_RECORD_BYTES = 64 * 2 ** 20
 
@@ -94,23 +109,46 @@ class _Source:
             raise InputError(f"cannot read: {err.strerror or err}", source=self.path) from None
         self.name, self.owned = os.path.basename(self.path), True
 
+    _k = _offset = 0
+    _ahead: list = []
+
+    def _read(self, what: str):
+        """The next ``(line number, byte offset, bytes without the newline)``, or None at the end."""
+        raw = self.stream.readline(self.max_bytes + 1)
+        if not raw:
+            return None
+        self._k += 1
+        if len(raw) > self.max_bytes and not raw.endswith(b"\n"):
+            raise self.too_long(self._k, what)
+        start, self._offset = self._offset, self._offset + len(raw)
+        if self._k == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw, start = raw[len(codecs.BOM_UTF8):], start + len(codecs.BOM_UTF8)
+        return self._k, start, raw.removesuffix(b"\n")
+
+    def first_character(self) -> bytes:
+        """The first non-white-space byte of the input (b"" for none), the lines read to find
+        it kept for :meth:`lines`."""
+        ahead = self._ahead = []
+        while True:
+            line = self._read("line")
+            if line is None:
+                return b""
+            ahead.append(line)
+            if line[2].strip():
+                return line[2].strip()[:1]
+
     def lines(self, what: str = "line") -> Iterator[tuple[int, int, bytes]]:
         """``(line number, byte offset in the input, bytes without the newline)`` of every
         line; a UTF-8 byte order mark at the start dropped; InputError for a line over
         ``max_bytes``."""
-        k = offset = 0
         try:
+            yield from self._ahead
+            self._ahead = []
             while True:
-                raw = self.stream.readline(self.max_bytes + 1)
-                if not raw:
+                line = self._read(what)
+                if line is None:
                     return
-                k += 1
-                if len(raw) > self.max_bytes and not raw.endswith(b"\n"):
-                    raise self.too_long(k, what)
-                start, offset = offset, offset + len(raw)
-                if k == 1 and raw.startswith(codecs.BOM_UTF8):
-                    raw, start = raw[len(codecs.BOM_UTF8):], start + len(codecs.BOM_UTF8)
-                yield k, start, raw.removesuffix(b"\n")
+                yield line
         finally:
             if self.owned:
                 self.stream.close()
@@ -130,10 +168,12 @@ class _TextAsBytes:
         return self.stream.readline(size).encode("utf-8", "surrogateescape")
 
 
-def _line_sentence(line: str, fmt: str):
+def _line_sentence(line: str, fmt: str, splitter=None):
     """``(words, tags or None)`` of a non-blank line, or the reason it cannot be read."""
-    tokens = line.split()
-    if fmt == "text":
+    tokens = splitter.tokenize(line) if fmt == "raw" else line.split()
+    if not tokens:
+        return "no token (only characters the tokenizer drops)"
+    if fmt in ("text", "raw"):
         words, tags = [escape_word(t) for t in tokens], None
     else:
         words, tags = [], []
@@ -146,8 +186,52 @@ def _line_sentence(line: str, fmt: str):
     return sentence_problem(words, tags) or (words, tags)
 
 
-def _iter_lines(source: _Source, fmt: str) -> Iterator:
-    """The records of a ``tagged`` or ``text`` input: one sentence per ``\n``-ended line."""
+def _decoded_lines(source: _Source) -> Iterator:
+    """``(where, line text or a Skipped for bytes that are not UTF-8)`` of every line."""
+    for k, start, raw in source.lines():
+        where = f"{source.name}:{k}"
+        try:
+            yield where, raw.decode("utf-8").removesuffix("\r")
+        except UnicodeDecodeError as err:
+            yield where, Skipped(where, f"bytes that are not UTF-8: 0x{raw[err.start]:02x} at byte {start + err.start} "
+                                        f"of the file (byte {err.start + 1} of the line)")
+
+
+def _iter_doc(source: _Source, wrapped: bool, splitter) -> Iterator:
+    """The records of a ``doc`` input: the sentences of each paragraph (module docstring).
+    A line with bytes that are not UTF-8 is a Skipped record of its own (and ends a
+    paragraph); a paragraph over ``max_bytes`` stops the reading with an InputError."""
+
+    def sentences(first: str, text: str):
+        for j, (a, b) in enumerate(splitter.spans(text), 1):
+            got = _line_sentence(text[a:b], "raw", splitter)
+            sid = f"{first}.{j}"
+            yield Skipped(sid, got) if isinstance(got, str) else (got[0], None, sid)
+
+    block, first, size = [], "", 0
+    for where, line in _decoded_lines(source):
+        if isinstance(line, Skipped) or not line.strip():
+            if block:
+                yield from sentences(first, " ".join(block))
+                block, size = [], 0
+            if isinstance(line, Skipped):
+                yield line
+            continue
+        if not wrapped:
+            yield from sentences(where, line.strip())
+            continue
+        if not block:
+            first = where
+        block.append(line.strip())
+        size += len(line) + 1
+        if size > source.max_bytes:
+            raise source.too_long(int(first.rsplit(":", 1)[1]), "paragraph")
+    if block:
+        yield from sentences(first, " ".join(block))
+
+
+def _iter_lines(source: _Source, fmt: str, splitter=None) -> Iterator:
+    """The records of a ``tagged``, ``text`` or ``raw`` input: one sentence per ``\n``-ended line."""
     for k, start, raw in source.lines():
         where = f"{source.name}:{k}"
         try:
@@ -158,7 +242,7 @@ def _iter_lines(source: _Source, fmt: str) -> Iterator:
             continue
         if not line.strip():
             continue
-        got = _line_sentence(line.removesuffix("\r"), fmt)
+        got = _line_sentence(line.removesuffix("\r"), fmt, splitter)
         yield Skipped(where, got) if isinstance(got, str) else (got[0], got[1], where)
 
 
@@ -191,7 +275,8 @@ def _tree_chunks(source: _Source) -> Iterator[tuple[int, str]]:
 
 def _iter_ptb(source: _Source) -> Iterator:
     """The records of a ``ptb`` input, read in the reader's line-aware mode so that every
-    skipped tree is named ``<file name>:<line>``."""
+    skipped tree is named ``<file name>:<line>``; InputError when it begins with text
+    outside any tree (plain text, not trees)."""
     from ...ptb.reader import BadSentence, read_ptb_string
 
     stem = os.path.splitext(source.name)[0] if source.name != "<stdin>" else "stdin"
@@ -203,6 +288,10 @@ def _iter_ptb(source: _Source) -> Iterator:
                                     first_line=first, first_index=trees):
             where = f"{source.name}:{item.line}"        # the line-aware mode sets every item's line
             if isinstance(item, BadSentence):
+                if not trees and item.index < 0 and "stray text" in item.reason:
+                    raise InputError(f"not bracketed trees: {item.reason}. For plain text use --in raw (one "
+                                     f"sentence a line) or --in doc (running text); --in text for tokenised "
+                                     f"sentences", source=source.name, line=item.line)
                 yield Skipped(where, item.reason, item.index >= 0)
                 trees += item.index >= 0
                 continue
@@ -212,21 +301,43 @@ def _iter_ptb(source: _Source) -> Iterator:
             yield Skipped(where, f"sentence {item.id}: {problem}") if problem else (words, tags, item.id)
 
 
-def iter_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES) -> Iterator:
+def iter_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES, wrapped: bool = False, splitter=None,
+               on_format=None) -> Iterator:
     """The records of ``path`` in format ``fmt``, in input order, read as a stream (module
     docstring): ``(words, tags or None, id)`` triples and :class:`Skipped` records.
-    InputError, naming the file, for a file that cannot be opened, closed standard input,
-    and a line or tree over ``max_bytes``."""
+    ``wrapped``: a ``doc`` input's lines are hard-wrapped (blank lines end paragraphs);
+    ``splitter``: the :class:`~plgraph.text.sentences.SentenceSplitter` of ``raw`` and
+    ``doc`` (default: plgraph's); ``on_format(path, format)`` is told the format ``auto``
+    chose, before the first record.  InputError, naming the file, for a file that cannot
+    be opened, closed standard input, a line or tree over ``max_bytes``, and a ``ptb``
+    input that begins with plain text."""
     if fmt not in FORMATS:
         raise InputError(f"unknown input format {fmt!r} (one of {', '.join(FORMATS)})", source=str(path))
     source = _Source(path, max_bytes)
-    return _iter_ptb(source) if fmt == "ptb" else _iter_lines(source, fmt)
+    return _records_of(source, fmt, wrapped, splitter, on_format)
 
 
-def read_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES) -> ParseInput:
+def _records_of(source: _Source, fmt: str, wrapped: bool, splitter, on_format) -> Iterator:
+    if fmt == "auto":
+        fmt = "ptb" if source.first_character() == b"(" else "raw"
+        if on_format is not None:
+            on_format(source.path, fmt)
+    if fmt in ("raw", "doc") and splitter is None:
+        from ...text.sentences import default_splitter
+
+        splitter = default_splitter()
+    if fmt == "ptb":
+        yield from _iter_ptb(source)
+    elif fmt == "doc":
+        yield from _iter_doc(source, wrapped, splitter)
+    else:
+        yield from _iter_lines(source, fmt, splitter)
+
+
+def read_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES, wrapped: bool = False) -> ParseInput:
     """All of :func:`iter_input` at once."""
     out = ParseInput([])
-    for record in iter_input(path, fmt, max_bytes=max_bytes):
+    for record in iter_input(path, fmt, max_bytes=max_bytes, wrapped=wrapped):
         out.records.append(record)
         if isinstance(record, Skipped):
             out.bad.append((record.where, record.reason))
@@ -235,4 +346,4 @@ def read_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES) -> ParseInp
     return out
 
 
-__all__ = ["FORMATS", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "iter_input", "read_input", "tree_words_tags"]
+__all__ = ["FORMATS", "UNTAGGED", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "iter_input", "read_input", "tree_words_tags"]
