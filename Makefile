@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv (if needed) and install plgraph with its notebook, test, dist (Dask), docs and neural (PyTorch CPU) extras
 
-demo: $(STAMP) ## print the coverage tables (figures/), then parse three sentences with traces with the released model
+demo: $(STAMP) ## print the coverage tables (figures/), then parse four raw sentences with traces with the released model (figures/demo_parse.svg)
 	$(PY) -m plgraph coverage --json figures/coverage.json --figures figures
 	$(PY) -m plgraph demo --svg figures/demo_parse.svg
 

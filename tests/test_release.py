@@ -190,14 +190,15 @@ def test_parse_without_model_dir_uses_the_released_model(released, tmp_path, cap
     assert len(trees) == 2 and all(t.startswith("(TOP ") for t in trees)
 
 
-def test_the_demo_prints_three_trees_with_null_elements_and_draws_one_graph(released, tmp_path, capsys):
+def test_the_demo_prints_four_trees_with_null_elements_and_draws_one_graph(released, tmp_path, capsys):
     from plgraph.parser.parsing.demo import DEMO_SENTENCES
 
     svg = tmp_path / "demo.svg"
     assert main(["demo", "--scorer", "linear", "--svg", str(svg)]) == 0
     out = capsys.readouterr().out
-    assert out.count("(TOP") == len(DEMO_SENTENCES) == 3
-    assert out.count("-NONE-") >= 3 and "linear scorer of" in out
+    assert out.count("(TOP") == len(DEMO_SENTENCES) == 4
+    assert out.count("-NONE-") >= 4 and "linear scorer of" in out
+    assert "# tokens: I do n't know who she wanted to see ." in out
     for _, text in DEMO_SENTENCES:
         assert f"# {text}" in out
     assert svg.read_text().lstrip().startswith("<svg") and 'class="plgraph"' in svg.read_text()

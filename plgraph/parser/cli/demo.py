@@ -4,10 +4,11 @@
 
     python -m plgraph demo [--model-dir M] [--scorer linear|neural] [--svg PATH]
 
-Tags and parses :data:`plgraph.parser.parsing.demo.DEMO_SENTENCES` (a wh-question, a
-passive, raising with control) with the released model by default, prints their PTB
-trees with null elements and co-indices, and draws the first one's graph into ``PATH``
-(default ``figures/demo_parse.svg``).
+Parses :data:`plgraph.parser.parsing.demo.DEMO_SENTENCES` from raw text (the quick-start
+sentence, a wh-question, a passive, raising with control) with the released model by
+default, prints their PTB trees with null elements and co-indices and their trace
+records, and draws the quick-start sentence's graph into ``PATH`` (default
+``figures/demo_parse.svg``, the picture of the README's quick start).
 """
 from __future__ import annotations
 
@@ -30,13 +31,13 @@ def cmd_demo(args) -> int:
     sys.stdout.write(demo_text(run))
     if args.svg:
         atomic_text(args.svg, render_svg(run.items[0][1].graph))
-        print(f"\nthe first sentence's graph -> {args.svg}")
+        print(f"\nthe first sentence's graph (spines, structural and trace edges) -> {args.svg}")
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("demo", help="parse three sentences with traces (wh-question, passive, raising/control) "
-                                    "with the released model", description=__doc__,
+    p = sub.add_parser("demo", help="parse four raw sentences with traces (embedded question, wh-question, passive, "
+                                    "raising/control) with the released model", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model-dir", default=None, metavar="M",
                    help="a folder of `python -m plgraph parser train` (default: plgraph's released model)")
