@@ -30,6 +30,7 @@ def test_raw_doc_and_auto_inputs_tokenise_and_find_sentences(tmp_path):
     assert [r.where if isinstance(r, Skipped) else r[2] for r in doc] == \
         ["in.txt:1.1", "in.txt:3.1", "in.txt:3.2", "in.txt:4.1"]
     assert doc[2][0] == "It -LRB- the firm -RRB- paid $ 5 .".split()
+    assert raw[0].text == "I don't know who she wanted to see." and doc[2].text == "It (the firm) paid $5."
     told = []
     assert list(iter_input(src, "auto", on_format=lambda p, f: told.append(f))) == raw and told == ["raw"]
 
@@ -194,6 +195,11 @@ def test_parse_reads_plain_text_by_default_and_says_so(tmp_path, capsys):
                    "(PRP she)) (VP (VBD wanted) (S (NP-SBJ (-NONE- *-2)) (VP (TO to) (VP (VB see) (NP (-NONE- *T*-1))"
                    ")))))))) (. .)))\n")
     assert "reading " + str(src) + " as raw text, one sentence a line (--in raw" in err
+    assert main(["parse", str(src), "--to", "json", "--no-progress"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["text"] == "I don't know who she wanted to see." and record["tokens"][1:3] == ["do", "n't"]
+    assert [(t["type"], t["function"], t["predicate"]) for t in record["traces"]] == [("*", "subject", "see"),
+                                                                                     ("*T*", "object", "see")]
     assert main(["parse", "--in", "ptb", str(src), "--no-progress"]) == 2
     assert "not bracketed trees" in capsys.readouterr().err
 

@@ -7,6 +7,7 @@
     parser = Parser.load(folder)            # the folder's scorer: linear here (scorer= to choose)
     result = parser.parse_result("Who did you see ?".split())   # tags from the model's tagger
     print(result.tree.to_string())                              # PTB tree, null elements and co-indices
+    doc = parser("Who did you see?")        # raw text: a Document of sentences with .tree and .traces
 
 The package's folders show its structure:
 
@@ -18,7 +19,7 @@ The package's folders show its structure:
 * :mod:`~plgraph.parser.model` -- the model folder (:class:`ParserModel`);
 * :mod:`~plgraph.parser.parsing` -- :class:`Parser` (a tagger, a scorer, the chart and the
   fallback ladder; :meth:`Parser.load` picks the folder's scorer), the POS tagger, input
-  readers, Dask jobs;
+  readers, outputs, documents of raw text with their trace records, Dask jobs;
 * :mod:`~plgraph.parser.analysis` -- :func:`evaluate_split`, :func:`split_stats`, errors, plots;
 * :mod:`~plgraph.parser.cli` -- the command line, which only calls the above.
 
@@ -35,8 +36,10 @@ _EXPORTS = {
     ".analysis.stats": ("split_stats", "format_split_stats"),
     ".model": ("ParserModel",),
     ".notebook_model": ("notebook_parser",),
+    ".parsing.document": ("Document", "ParsedSentence"),
     ".parsing.inputs": ("read_input",),
     ".parsing.parser": ("Parser", "ParseResult"),
+    ".parsing.trace_records": ("TraceRecord", "trace_records"),
     ".scoring.pass2": ("Pass2Config",),
     ".scoring.pass3": ("Pass3Config",),
     ".training.pipeline": ("TrainConfig", "train"),

@@ -38,7 +38,7 @@ import argparse
 import os
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 
 from ...cliargs import finite_float, positive_int, progress_of
 from ...dist.cli import (add_dask_options, add_resume_option, client_for, dask_state_dir, dask_summary,
@@ -153,6 +153,7 @@ def cmd_parse(args) -> int:
     if args.dask is not None:
         return _parse_on_dask(args, parser, list(records), prog, state)
     results, chunks, tags = [], [], Counter()
+    texts = deque()             # raw input's sentence texts, in order, while their sentences are parsed
     start = time.perf_counter()
 
     def items():
@@ -163,13 +164,15 @@ def cmd_parse(args) -> int:
             words, given, sid = record
             given = None if args.predicted_tags else given
             tags.update(given or ())
+            texts.append(getattr(record, "text", None))
             yield words, given, sid
 
     try:
         with deferred_interrupts():     # Ctrl-C stops between sentences, never inside a kernel
             for r in parser.parse_many(items(), jobs=args.jobs, progress=progress_of(args)):
                 results.append(r if isinstance(r, Skipped) else Reported.of(r))   # the graphs let go
-                chunks.append(render_skipped(r, args.to) if isinstance(r, Skipped) else render(r, args.to, args.root))
+                chunks.append(render_skipped(r, args.to) if isinstance(r, Skipped)
+                              else render(r, args.to, args.root, texts.popleft()))
                 if not args.out:
                     sys.stdout.write(chunks[-1])
                 check_interrupt()

@@ -38,7 +38,8 @@ it starts -- longer than ``max_bytes`` (:data:`MAX_RECORD_BYTES`) stops the read
 an :class:`~plgraph.errors.InputError` naming the file and the line (no sentence is that
 long: the input is not what ``--in`` says, or not text at all -- ``/dev/zero``).
 
-A sentence that cannot be read or written is a :class:`Skipped` record in its place;
+A ``raw`` or ``doc`` sentence is a :class:`TextRecord`, the triple with the text it was
+tokenised from.  A sentence that cannot be read or written is a :class:`Skipped` record in its place;
 the run goes on.  That is: a ``tagged`` token without ``_``; a line with bytes that are
 not UTF-8 (the reason gives the byte offset); a word with a control character (NUL,
 ``\x1b`` ...); a tag that would not read back as itself
@@ -73,6 +74,18 @@ class Skipped:
     where: str
     reason: str
     sentence: bool = True
+
+
+class TextRecord(tuple):
+    """A sentence of raw text (``raw``, ``doc``): the triple ``(words, None, id)`` with
+    the ``text`` it was tokenised from."""
+
+    text: str
+
+    def __new__(cls, words, sid, text: str):
+        record = super().__new__(cls, (words, None, sid))
+        record.text = text
+        return record
 
 
 @dataclass
@@ -206,7 +219,7 @@ def _iter_doc(source: _Source, wrapped: bool, splitter) -> Iterator:
         for j, (a, b) in enumerate(splitter.spans(text), 1):
             got = _line_sentence(text[a:b], "raw", splitter)
             sid = f"{first}.{j}"
-            yield Skipped(sid, got) if isinstance(got, str) else (got[0], None, sid)
+            yield Skipped(sid, got) if isinstance(got, str) else TextRecord(got[0], sid, text[a:b])
 
     block, first, size = [], "", 0
     for where, line in _decoded_lines(source):
@@ -242,8 +255,12 @@ def _iter_lines(source: _Source, fmt: str, splitter=None) -> Iterator:
             continue
         if not line.strip():
             continue
-        got = _line_sentence(line.removesuffix("\r"), fmt, splitter)
-        yield Skipped(where, got) if isinstance(got, str) else (got[0], got[1], where)
+        line = line.removesuffix("\r")
+        got = _line_sentence(line, fmt, splitter)
+        if isinstance(got, str):
+            yield Skipped(where, got)
+        else:
+            yield TextRecord(got[0], where, line.strip()) if fmt == "raw" else (got[0], got[1], where)
 
 
 def tree_words_tags(tree) -> tuple[list, list]:
@@ -346,4 +363,4 @@ def read_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES, wrapped: bo
     return out
 
 
-__all__ = ["FORMATS", "UNTAGGED", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "iter_input", "read_input", "tree_words_tags"]
+__all__ = ["FORMATS", "UNTAGGED", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "TextRecord", "iter_input", "read_input", "tree_words_tags"]

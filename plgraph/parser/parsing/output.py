@@ -1,7 +1,7 @@
 """What ``plgraph parse`` writes for a parsed sentence: a PTB tree on one line, an SHP
 block, a JSON object on one line (JSON Lines) or a CoNLL-U sentence.
 
-``json`` (:func:`sentence_json`): ``id``, ``status`` and ``reason``, ``tokens``, ``tags``,
+``json`` (:func:`sentence_json`): ``id``, ``text`` (raw input only), ``status`` and ``reason``, ``tokens``, ``tags``,
 ``tree`` (the PTB line), ``traces`` (one object per null element,
 :class:`~plgraph.parser.parsing.trace_records.TraceRecord`) and ``graph``: its ``spines``
 and ``edges``, each ``[child, parent, kind, label, parent_null, child_label,
@@ -41,18 +41,19 @@ def tree_text(result, root: str = "TOP") -> str:
     return with_root(result.tree, root).to_string()
 
 
-def render(result, to: str = "ptb", root: str = "TOP") -> str:
+def render(result, to: str = "ptb", root: str = "TOP", text: str | None = None) -> str:
     """``result`` (a :class:`~plgraph.parser.parsing.parser.ParseResult`) as ``to`` =
     ``ptb`` (:func:`tree_text` and a newline), ``shp`` (its graph's SHP block), ``json``
-    (:func:`sentence_json` on one line) or ``conllu`` (:func:`sentence_conllu`)."""
+    (:func:`sentence_json` on one line) or ``conllu`` (:func:`sentence_conllu`);
+    ``text``: the raw sentence it was tokenised from, for ``json`` and ``conllu``."""
     from ...shp import format_shp
 
     if to == "shp":
         return format_shp(result.graph)
     if to == "json":
-        return _json_line(sentence_json(result, root=root))
+        return _json_line(sentence_json(result, root=root, text=text))
     if to == "conllu":
-        return sentence_conllu(result, root=root)
+        return sentence_conllu(result, root=root, text=text)
     return tree_text(result, root) + "\n"
 
 
