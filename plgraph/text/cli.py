@@ -96,7 +96,8 @@ def register(sub) -> None:
     k = ts.add_parser("tokenize", help="raw text to one PTB-tokenised sentence a line")
     k.add_argument("input", metavar="IN", help="a text file (- for standard input)")
     k.add_argument("--doc", action="store_true", help="running text: find the sentences (default: one a line)")
-    k.add_argument("--wrapped", action="store_true", help="with --doc: lines are hard-wrapped; blank lines end paragraphs")
+    k.add_argument("--wrapped", action="store_true",
+                   help="with --doc: lines are hard-wrapped; blank lines end paragraphs")
     k.add_argument("--splitter", metavar="PATH", help="a splitter's JSON file (default: the one plgraph ships)")
     k.set_defaults(func=cmd_tokenize)
 

@@ -4,10 +4,11 @@ The splitter is NLTK's Punkt (Kiss & Strunk 2006), an unsupervised model of
 abbreviations, collocations and sentence starters.  NLTK's pip package ships no trained
 Punkt parameters, so plgraph trains them on the text of its training split
 (:meth:`SentenceSplitter.train`, ``python -m plgraph text train-splitter``) and ships them
-as JSON beside this module (:data:`SPLITTER_FILE`), never as a pickle.  Punkt is also told the training split's capitalised and dotted words that end in a
-period (``Inc.``, ``Calif.``, ``N.J.``); and the file holds the few that the treebank
-writes with their own period and a ``.`` at the end of a sentence (``U.S. .``, where
-``Corp.`` ends one as ``Corp .``), for :func:`plgraph.text.tokenize.tokenize`.
+as JSON beside this module (:data:`SPLITTER_FILE`), never as a pickle.  Punkt is also
+told the training split's capitalised and dotted words that end in a period (``Inc.``,
+``Calif.``, ``N.J.``); and the file holds the few that the treebank writes with their own
+period and a ``.`` at the end of a sentence (``U.S. .``, where ``Corp.`` ends one as
+``Corp .``), for :func:`plgraph.text.tokenize.tokenize`.
 
 Running text is split into paragraphs first (:func:`paragraphs`): a sentence never
 crosses a blank line, nor -- unless the text is hard-wrapped (``wrapped=True``) -- a line
@@ -59,10 +60,11 @@ class SentenceSplitter:
     def train(cls, documents: Iterable[list], source: str = "") -> "SentenceSplitter":
         """Train Punkt on ``documents`` (each a list of sentences as treebank tokens,
         written out by :func:`running_text`).  Punkt's abbreviations are joined by the
-        documents' period-final words inside sentences that begin with a capital or are
-        dotted letters (``Inc.``, ``N.J.``); ``final_abbreviations`` are the words before a
-        sentence's final ``.`` that keep their own period (``U.S. .``); ``ending_abbreviations``
-        those of Punkt's that end a sentence of the documents."""
+        documents' words within a sentence that end in a period and begin with a capital or
+        are dotted letters (``Inc.``, ``N.J.``); ``final_abbreviations`` are the words before a
+        sentence's final ``.`` that keep their own period (``U.S. .``);
+        ``ending_abbreviations`` the joined ones that end a sentence of the documents (there
+        written without their period, ``Corp .``)."""
         from nltk.tokenize.punkt import PunktTrainer
 
         documents = [list(d) for d in documents]
@@ -75,7 +77,7 @@ class SentenceSplitter:
         known = {w[:-1].lower() for d in documents for s in d for w in s[:-1]
                  if len(w) > 1 and w.endswith(".") and w != "..." and (w[0].isupper() or looks_abbreviated(w))}
         ending = sorted({s[-2] + "." for d in documents for s in d if len(s) >= 2 and s[-1] == "."
-                         and s[-2][:1].isupper() and (s[-2] + ".").lower()[:-1] in known})
+                         and s[-2][:1].isupper() and s[-2].lower() in known})
         return cls(sorted(set(params.abbrev_types) | known), sorted(map(list, params.collocations)),
                    sorted(params.sent_starters), dict(sorted(params.ortho_context.items())), final, ending, source)
 

@@ -18,8 +18,9 @@ Lines (tokens, tags, tree, trace records, graph) or CoNLL-U (:mod:`plgraph.parse
 sentences plgraph finds (:mod:`plgraph.parser.parsing.inputs`); the default ``auto`` reads
 bracketed trees as ``ptb`` and anything else as ``raw``, and says which it chose.  Tags
 come from the input (``--in ptb|tagged``) unless ``--predicted-tags``; ``--in text|raw|doc``
-is tagged by the scorer when it predicts tags, else by the model folder's POS tagger.  The input is read as a stream while it is
-parsed, a line (``ptb``: a tree) of at most ``--max-line-bytes`` at a time.
+is tagged by the scorer when it predicts tags, else by the model folder's POS tagger.  The
+input is read as a stream while it is parsed, a line (``ptb``: a tree) of at most
+``--max-line-bytes`` at a time.
 
 Output record N is input sentence N, always: a sentence the parser cannot parse gets
 the reference's fallback parse, and a sentence the reader cannot read a placeholder --

@@ -160,27 +160,35 @@ class Document:
         return "".join(s._repr_html_() for s in self.sentences)
 
 
-def parse_document(parser, text: str, *, splitter=None, wrapped: bool = True, id_prefix: str = "s") -> Document:
+def parse_document(parser, text: str, *, splitter=None, wrapped: bool = True, id_prefix: str = "s",
+                   progress: bool | None = None) -> Document:
     """``text`` (running text) parsed by ``parser`` into a :class:`Document`: paragraphs
     end at blank lines and, unless ``wrapped``, at every line break
-    (:func:`plgraph.text.sentences.paragraphs`); sentence ids ``s1``, ``s2``, ...
-    (``id_prefix``)."""
+    (:func:`plgraph.text.sentences.paragraphs`); tokens in the treebank's form
+    (:func:`plgraph.ptb.escape.escape_word`); sentence ids ``s1``, ``s2``, ...
+    (``id_prefix``); a progress bar (``tqdm.auto``) over the sentences when ``progress``
+    (None: when standard error is a terminal)."""
     from ...errors import InputError
+    from ...progress import bar
+    from ...ptb.escape import escape_word
     from ...text.sentences import default_splitter, paragraphs
 
     splitter = splitter or default_splitter()
-    out = []
+    found = []
     for _, para in paragraphs(str(text), wrapped):
         for a, b in splitter.spans(para):
-            raw = para[a:b]
-            words = splitter.tokenize(raw)
-            if not words:
-                continue
+            words = [escape_word(t) for t in splitter.tokenize(para[a:b])]
+            if words:
+                found.append((para[a:b], words))
+    out = []
+    with bar(len(found), "parsing", progress, unit="sentence") as shown:
+        for raw, words in found:
             sid = f"{id_prefix}{len(out) + 1}"
             try:
                 out.append(ParsedSentence(raw, sid, parser.parse_result(words, sid=sid), words))
             except InputError as err:
                 out.append(ParsedSentence(raw, sid, None, words, err.reason))
+            shown.update(1)
     return Document(str(text), out)
 
 

@@ -363,4 +363,5 @@ def read_input(path, fmt: str, *, max_bytes: int = MAX_RECORD_BYTES, wrapped: bo
     return out
 
 
-__all__ = ["FORMATS", "UNTAGGED", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "TextRecord", "iter_input", "read_input", "tree_words_tags"]
+__all__ = ["FORMATS", "UNTAGGED", "MAX_RECORD_BYTES", "ParseInput", "Skipped", "TextRecord", "iter_input", "read_input",
+           "tree_words_tags"]

@@ -241,16 +241,17 @@ class Parser:
         """The predicted PTB tree (``ROOT`` on top, null elements and co-indices) of ``words``."""
         return self.parse_result(words, tags, sid=sid).tree
 
-    def __call__(self, text: str, *, wrapped: bool = True, splitter=None):
+    def __call__(self, text: str, *, wrapped: bool = True, splitter=None, progress: bool | None = None):
         """Parse running ``text`` (raw: untokenised, one sentence or many) into a
         :class:`~plgraph.parser.parsing.document.Document`: sentences found and tokenised
         as the treebank is, each parsed, with its tree, graph and trace records
         (:func:`~plgraph.parser.parsing.document.parse_document`; ``wrapped``: a line
         break inside a paragraph is a space, blank lines end paragraphs; False: every
-        line break ends one)."""
+        line break ends one; ``progress``: a bar over the sentences, None when standard
+        error is a terminal)."""
         from .document import parse_document
 
-        return parse_document(self, text, splitter=splitter, wrapped=wrapped)
+        return parse_document(self, text, splitter=splitter, wrapped=wrapped, progress=progress)
 
     def parse_result(self, words, tags=None, *, sid: str | None = None) -> ParseResult:
         """Parse one sentence into a :class:`ParseResult` (never raises on a sentence the

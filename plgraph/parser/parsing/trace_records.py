@@ -11,7 +11,9 @@ treebank tree) and gives, for every ``-NONE-`` leaf, a :class:`TraceRecord`:
   al. 1995) define them (``-SBJ`` subject, ``-LGS`` logical subject, ``-PRD`` predicate,
   ``-DTV`` dative, ``-TMP`` temporal ...) and, for a constituent without one, from where
   it sits: an ``NP`` in a ``VP`` is the object, in a ``PP`` the object of the preposition;
-  an ``S`` or ``SBAR`` in a ``VP`` a clausal complement; a ``WH`` phrase the wh-phrase;
+  an ``S`` or ``SBAR`` in a ``VP`` a clausal complement; a ``WH`` phrase the wh-phrase; the
+  null ``0`` of an ``SBAR`` the complementiser; ``*U*`` the unit (of an amount such as
+  ``$ 5 *U*``);
 * ``predicate`` and ``predicate_index``: the word the null element is an argument of --
   the head of the constituent that contains it (:func:`plgraph.heads.find_heads`,
   ``jkk1`` rules), followed down the verb chain (a clause to its ``VP``, a ``VP`` with
@@ -186,7 +188,8 @@ def trace_records(tree: Tree) -> list[TraceRecord]:
         pred_index = head.head if head is not None and head.head >= 0 else None
         ante = antecedents.get(index) if index is not None else None
         out.append(TraceRecord(
-            type=kind, index=index, position=leaf.start, category=node.label, function=_function(node),
+            type=kind, index=index, position=leaf.start, category=node.label,
+            function="unit" if kind == "*U*" else _function(node),
             predicate=words[pred_index] if pred_index is not None else None, predicate_index=pred_index,
             antecedent_label=ante.label if ante is not None else None,
             antecedent_words=tuple(words[ante.start:ante.end]) if ante is not None else None,
