@@ -24,7 +24,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable, Iterator
 
 from .tokenize import looks_abbreviated, tokenize
@@ -126,36 +126,26 @@ class SentenceSplitter:
         return cls.from_json(doc, path)
 
     # -- splitting -------------------------------------------------------------------
-    @property
+    @cached_property
     def _punkt(self):
-        punkt = self.__dict__.get("_punkt_cache")
-        if punkt is None:
-            from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+        from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
 
-            params = PunktParameters()
-            params.abbrev_types = set(self.abbreviations)
-            params.collocations = {tuple(c) for c in self.collocations}
-            params.sent_starters = set(self.sentence_starters)
-            for word, flags in self.ortho_context.items():
-                params.ortho_context[word] = flags
-            punkt = self.__dict__["_punkt_cache"] = PunktSentenceTokenizer(params)
-        return punkt
+        params = PunktParameters()
+        params.abbrev_types = set(self.abbreviations)
+        params.collocations = {tuple(c) for c in self.collocations}
+        params.sent_starters = set(self.sentence_starters)
+        for word, flags in self.ortho_context.items():
+            params.ortho_context[word] = flags
+        return PunktSentenceTokenizer(params)
 
-    @property
+    @cached_property
     def final_set(self) -> frozenset:
-        got = self.__dict__.get("_final_cache")
-        if got is None:
-            got = self.__dict__["_final_cache"] = frozenset(self.final_abbreviations)
-        return got
+        return frozenset(self.final_abbreviations)
 
-    @property
+    @cached_property
     def _ending(self):
-        got = self.__dict__.get("_ending_cache")
-        if got is None:
-            words = "|".join(re.escape(w) for w in sorted(self.ending_abbreviations, key=len, reverse=True))
-            got = re.compile(rf"(?<![\w.])(?:{words})(?=\s+[\"'`(\[]*[A-Z])") if words else None
-            self.__dict__["_ending_cache"] = got
-        return got
+        words = "|".join(re.escape(w) for w in sorted(self.ending_abbreviations, key=len, reverse=True))
+        return re.compile(rf"(?<![\w.])(?:{words})(?=\s+[\"'`(\[]*[A-Z])") if words else None
 
     def spans(self, paragraph: str) -> list[tuple[int, int]]:
         """``(start, end)`` character offsets of the sentences of one paragraph: Punkt's,

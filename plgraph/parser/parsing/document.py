@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .output import UNREADABLE
 from .trace_records import TraceRecord, trace_records
@@ -80,22 +81,18 @@ class ParsedSentence:
 
         return None if self.result is None else NltkTree.fromstring(self.tree)
 
-    @property
+    @cached_property
     def traces(self) -> list[TraceRecord]:
         """One :class:`~plgraph.parser.parsing.trace_records.TraceRecord` per null element
         of the tree, in the tree's order."""
-        if self.result is None:
-            return []
-        got = self.__dict__.get("_traces")
-        if got is None:
-            got = self.__dict__["_traces"] = trace_records(self.result.tree)
-        return got
+        return [] if self.result is None else trace_records(self.result.tree)
 
     def to_json(self) -> dict:
         """The sentence as ``parse --to json`` writes it (:func:`plgraph.parser.parsing.output.sentence_json`)."""
         from .output import sentence_json
 
-        return sentence_json(self.result, sid=self.id, text=self.text, words=self.words, reason=self.reason)
+        return sentence_json(self.result, sid=self.id, text=self.text, words=self.words, reason=self.reason,
+                             traces=self.traces)
 
     def to_conllu(self) -> str:
         """The sentence as ``parse --to conllu`` writes it (:mod:`plgraph.parser.parsing.conllu_graph`)."""

@@ -105,6 +105,8 @@ class _Source:
 
     def __init__(self, path, max_bytes: int):
         self.path, self.max_bytes = str(path), int(max_bytes)
+        self._k = self._offset = 0      # lines and bytes read
+        self._ahead = []                # lines read ahead by first_character, for lines()
         if self.path == "-":
             stdin = sys.stdin
             if stdin is None:
@@ -122,9 +124,6 @@ class _Source:
             raise InputError(f"cannot read: {err.strerror or err}", source=self.path) from None
         self.name, self.owned = os.path.basename(self.path), True
 
-    _k = _offset = 0
-    _ahead: list = []
-
     def _read(self, what: str):
         """The next ``(line number, byte offset, bytes without the newline)``, or None at the end."""
         raw = self.stream.readline(self.max_bytes + 1)
@@ -141,7 +140,7 @@ class _Source:
     def first_character(self) -> bytes:
         """The first non-white-space byte of the input (b"" for none), the lines read to find
         it kept for :meth:`lines`."""
-        ahead = self._ahead = []
+        ahead = self._ahead
         while True:
             line = self._read("line")
             if line is None:
@@ -245,17 +244,12 @@ def _iter_doc(source: _Source, wrapped: bool, splitter) -> Iterator:
 
 def _iter_lines(source: _Source, fmt: str, splitter=None) -> Iterator:
     """The records of a ``tagged``, ``text`` or ``raw`` input: one sentence per ``\n``-ended line."""
-    for k, start, raw in source.lines():
-        where = f"{source.name}:{k}"
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as err:
-            yield Skipped(where, f"bytes that are not UTF-8: 0x{raw[err.start]:02x} at byte {start + err.start} "
-                                 f"of the file (byte {err.start + 1} of the line)")
+    for where, line in _decoded_lines(source):
+        if isinstance(line, Skipped):
+            yield line
             continue
         if not line.strip():
             continue
-        line = line.removesuffix("\r")
         got = _line_sentence(line, fmt, splitter)
         if isinstance(got, str):
             yield Skipped(where, got)

@@ -64,9 +64,10 @@ def _json_line(doc: dict) -> str:
 
 
 def sentence_json(result, *, sid: str | None = None, text: str | None = None, words=None, reason: str = "",
-                  root: str = "TOP") -> dict:
+                  root: str = "TOP", traces=None) -> dict:
     """The JSON object of a parsed sentence (module docstring); ``result`` None: the
-    placeholder of an unreadable sentence, with its ``words`` (if any) and ``reason``."""
+    placeholder of an unreadable sentence, with its ``words`` (if any) and ``reason``;
+    ``traces``: the tree's trace records when already read off (default: read here)."""
     from .trace_records import trace_records
 
     doc = {"id": sid if sid is not None or result is None else result.id}
@@ -78,7 +79,7 @@ def sentence_json(result, *, sid: str | None = None, text: str | None = None, wo
     g = result.graph
     return {**doc, "status": result.status, "reason": result.reason, "tokens": list(result.words),
             "tags": list(result.tags), "tree": tree_text(result, root),
-            "traces": [r.to_json() for r in trace_records(result.tree)],
+            "traces": [r.to_json() for r in (trace_records(result.tree) if traces is None else traces)],
             "graph": {"spines": list(g.spines), "edges": [list(e) for e in g.edge_tuples()]}}
 
 
