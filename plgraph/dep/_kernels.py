@@ -320,7 +320,7 @@ def arc_keys(h, d, with_token, sent, tpl, bufs, stamp):
     tflags, PH, PD, PX = tpl.tflags, sent.PH, sent.PD, sent.PX
     head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
     locs = bufs.locs
-    seen = bufs.seen        # written: plain assignments (see train_batch)
+    seen = bufs.seen
     keys = bufs.keys
     agrv, ddv = arc_values(sent.atoms, sent.r0, h, d, abs(h - d))
     c = 0
@@ -495,7 +495,7 @@ def score_siblings(sent, tpl, feat, wts, nupd, eta, C, reg):
     r0, n, atoms, PH, PD, PX = sent.r0, sent.n, sent.atoms, sent.PH, sent.PD, sent.PX
     tflags, sib_t = tpl.tflags, tpl.sib_t
     sib_base, sib_mask = feat.sib_base, feat.sib_mask
-    w = wts.w               # written by the catch-up when reg != 0: plain assignments (see train_batch)
+    w = wts.w
     q = wts.q
     u = wts.u
     SIB = np.zeros((n + 1, n + 1, n + 1))
@@ -526,7 +526,7 @@ def catchup_sentence(sent, order, tpl, feat, wts, nupd, eta, C, reg):
     r0, n, atoms, PH, PD, PX = sent.r0, sent.n, sent.atoms, sent.PH, sent.PD, sent.PX
     tflags, head_t, dep_t, pair_t, betw_t, sib_t = tpl.tflags, tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t, tpl.sib_t
     table, bloom, sib_base, sib_mask = feat.table, feat.bloom, feat.sib_base, feat.sib_mask
-    w = wts.w               # written by the catch-up: plain assignments (see train_batch)
+    w = wts.w
     q = wts.q
     u = wts.u
     for side in range(2):
@@ -577,7 +577,7 @@ def catchup_sentence(sent, order, tpl, feat, wts, nupd, eta, C, reg):
                     s += step
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def _arc_gradient(h, d, lab, sent, tpl, feat, bufs, stamp, out_idx, pos):
     """Weight indices of the labelled arc (h, d, lab) of ``sent`` into ``out_idx[pos:]``
     (the caller writes their values); returns (new pos, new stamp)."""
@@ -592,7 +592,7 @@ def _arc_gradient(h, d, lab, sent, tpl, feat, bufs, stamp, out_idx, pos):
     return pos, stamp
 
 
-@njit(cache=NUMBA_CACHE, inline="always")
+@njit(cache=NUMBA_CACHE)
 def _sibling_gradient(heads, sign, sent, tpl, feat, out_idx, out_val, pos):
     """Entries for every (h, previous sibling, d) triple of the tree ``heads`` of ``sent``."""
     r0, n, atoms, PH, PD, PX = sent.r0, sent.n, sent.atoms, sent.PH, sent.PD, sent.PX
@@ -624,7 +624,18 @@ def train_batch(batch, sents, tpl, feat, learner, settings, out):
     weights of ``learner`` (a learner's ``read_args()`` as a
     ``plgraph.learn._kernels.WeightView``), and the subgradient f(prediction) - f(gold)
     of each into ``out`` (:class:`TrainOutputs`): ``out.idx/out.val[out.goff[b]:]``
-    (``out.cnt[b]`` entries); ``out.err[b]`` = Hamming errors of the prediction."""
+    (``out.cnt[b]`` entries); ``out.err[b]`` = Hamming errors of the prediction.
+
+    The loop body is :func:`_train_sentence`, a function of its own: numba's parfor
+    passes then work on one call instead of the whole decode (a fraction of the
+    compile time, the same machine code per sentence)."""
+    for bi in prange(batch.shape[0]):
+        _train_sentence(np.int64(bi), batch[bi], sents, tpl, feat, learner, settings, out)
+
+
+@njit(cache=NUMBA_CACHE)
+def _train_sentence(bi, i, sents, tpl, feat, learner, settings, out):
+    """:func:`train_batch` for sentence ``i`` of ``sents``, batch position ``bi``."""
     row0, word0, nwords, atoms = sents.row0, sents.word0, sents.nwords, sents.atoms
     gheads, glabels = sents.heads, sents.labels
     head_t, dep_t, pair_t, betw_t = tpl.head_t, tpl.dep_t, tpl.pair_t, tpl.betw_t
@@ -633,82 +644,70 @@ def train_batch(batch, sents, tpl, feat, learner, settings, out):
     tseed, tmpl, none_sib, betw_col = tpl.tseed, tpl.tmpl, tpl.none_sib, tpl.betw_col
     nupd, eta, C, reg = learner.n, learner.eta, learner.C, learner.reg
     wts = WeightArrays(learner.w, learner.q, learner.u)
-    # Arrays written in the parallel loop are taken out of their tuple here, one plain
-    # assignment each: numba's parfor pass drops writes through a tuple field read inside
-    # the loop, or bound by an unpacking assignment of four or more names.
-    goff = out.goff
-    out_idx = out.idx
-    out_val = out.val
-    out_cnt = out.cnt
-    out_err = out.err
-    pred_heads = out.pred_heads
-    pred_labels = out.pred_labels
-    for bi in prange(batch.shape[0]):
-        i = batch[bi]
-        n = nwords[i]
-        r0 = row0[i] + 1
-        w0 = word0[i]
-        gh = gheads[w0:w0 + n]
-        gl = glabels[w0:w0 + n]
-        PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
-        sent = SentenceParts(r0, n, atoms, PH, PD, PX)
-        # Plain reads (perceptron, PA) go through a call with literal arguments: numba then
-        # compiles the scorers without the lazy catch-up's write-back, which would otherwise
-        # stop LLVM from optimising the hot loops (5x slower even when nothing is caught up).
-        # AdaGrad: catch up every weight the scorers will read first (the values SCORE would
-        # compute), then read plainly.  The scorers are always called with literal
-        # arguments for plain reads: numba then compiles them without the lazy write-back,
-        # which would otherwise stop LLVM from optimising the hot loops (5x slower).
-        if reg != 0:
-            catchup_sentence(sent, order, tpl, feat, wts, nupd, eta, C, reg)
-        S, LAB = score_arcs(sent, ArcCost(gh, gl, cost_head, cost_label), True, tpl, feat, wts, 0, 0.0, 0.0, 0)
-        if order == 2:
-            SIB = score_siblings(sent, tpl, feat, wts, 0, 0.0, 0.0, 0)
-            heads, _ = eisner2(S, SIB, multi_root)
-        else:
-            heads, _ = eisner1(S, multi_root)
-        err = 0.0
-        same_tree = True
+    goff, out_idx, out_val, out_cnt, out_err = out.goff, out.idx, out.val, out.cnt, out.err
+    pred_heads, pred_labels = out.pred_heads, out.pred_labels
+    n = nwords[i]
+    r0 = row0[i] + 1
+    w0 = word0[i]
+    gh = gheads[w0:w0 + n]
+    gl = glabels[w0:w0 + n]
+    PH, PD, PX = part_hashes(tseed, tmpl, atoms, none_sib, r0, n)
+    sent = SentenceParts(r0, n, atoms, PH, PD, PX)
+    # AdaGrad: catch up every weight the scorers will read first (the values SCORE would
+    # compute), then read plainly.  The scorers are always called with literal arguments
+    # for plain reads (perceptron and PA read plainly anyway): numba then compiles them
+    # without the lazy catch-up's write-back, which would otherwise stop LLVM from
+    # optimising the hot loops (5x slower even when nothing is caught up).
+    if reg != 0:
+        catchup_sentence(sent, order, tpl, feat, wts, nupd, eta, C, reg)
+    S, LAB = score_arcs(sent, ArcCost(gh, gl, cost_head, cost_label), True, tpl, feat, wts, 0, 0.0, 0.0, 0)
+    if order == 2:
+        SIB = score_siblings(sent, tpl, feat, wts, 0, 0.0, 0.0, 0)
+        heads, _ = eisner2(S, SIB, multi_root)
+    else:
+        heads, _ = eisner1(S, multi_root)
+    err = 0.0
+    same_tree = True
+    for d in range(1, n + 1):
+        ph = heads[d]
+        pl = LAB[ph, d]
+        pred_heads[w0 + d - 1] = ph
+        pred_labels[w0 + d - 1] = pl
+        if ph != gh[d - 1]:
+            err += cost_head
+            same_tree = False
+        elif pl != gl[d - 1]:
+            err += cost_label
+    out_err[bi] = err
+    pos = goff[bi]
+    if err > 0.0:
+        nb = betw_t.shape[0]
+        locs = _between_locs(atoms, r0, n, betw_col)
+        seen = np.zeros(n + 2, np.int64)
+        stamp = 0
+        keys = np.empty(head_t.shape[0] + dep_t.shape[0] + pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
+        bufs = ArcKeyBuffers(locs, seen, keys)
         for d in range(1, n + 1):
             ph = heads[d]
             pl = LAB[ph, d]
-            pred_heads[w0 + d - 1] = ph
-            pred_labels[w0 + d - 1] = pl
-            if ph != gh[d - 1]:
-                err += cost_head
-                same_tree = False
-            elif pl != gl[d - 1]:
-                err += cost_label
-        out_err[bi] = err
-        pos = goff[bi]
-        if err > 0.0:
-            nb = betw_t.shape[0]
-            locs = _between_locs(atoms, r0, n, betw_col)
-            seen = np.zeros(n + 2, np.int64)
-            stamp = 0
-            keys = np.empty(head_t.shape[0] + dep_t.shape[0] + pair_t.shape[0] + nb * (n + 1) + 1, np.uint64)
-            bufs = ArcKeyBuffers(locs, seen, keys)
+            if ph == gh[d - 1] and pl == gl[d - 1]:
+                continue
+            p0 = pos
+            pos, stamp = _arc_gradient(ph, d, pl, sent, tpl, feat, bufs, stamp, out_idx, pos)
+            for t in range(p0, pos):
+                out_val[t] = 1.0
+            p0 = pos
+            pos, stamp = _arc_gradient(gh[d - 1], d, gl[d - 1], sent, tpl, feat, bufs, stamp, out_idx, pos)
+            for t in range(p0, pos):
+                out_val[t] = -1.0
+        if order == 2 and not same_tree:
+            gold = np.empty(n + 1, np.int64)
+            gold[0] = -1
             for d in range(1, n + 1):
-                ph = heads[d]
-                pl = LAB[ph, d]
-                if ph == gh[d - 1] and pl == gl[d - 1]:
-                    continue
-                p0 = pos
-                pos, stamp = _arc_gradient(ph, d, pl, sent, tpl, feat, bufs, stamp, out_idx, pos)
-                for t in range(p0, pos):
-                    out_val[t] = 1.0
-                p0 = pos
-                pos, stamp = _arc_gradient(gh[d - 1], d, gl[d - 1], sent, tpl, feat, bufs, stamp, out_idx, pos)
-                for t in range(p0, pos):
-                    out_val[t] = -1.0
-            if order == 2 and not same_tree:
-                gold = np.empty(n + 1, np.int64)
-                gold[0] = -1
-                for d in range(1, n + 1):
-                    gold[d] = gh[d - 1]
-                pos = _sibling_gradient(heads, 1.0, sent, tpl, feat, out_idx, out_val, pos)
-                pos = _sibling_gradient(gold, -1.0, sent, tpl, feat, out_idx, out_val, pos)
-        out_cnt[bi] = pos - goff[bi]
+                gold[d] = gh[d - 1]
+            pos = _sibling_gradient(heads, 1.0, sent, tpl, feat, out_idx, out_val, pos)
+            pos = _sibling_gradient(gold, -1.0, sent, tpl, feat, out_idx, out_val, pos)
+    out_cnt[bi] = pos - goff[bi]
 
 
 @njit(cache=NUMBA_CACHE)
@@ -733,19 +732,24 @@ def _sentence_scores(i, sents, tpl, feat, w, order):
 def parse_batch(batch, sents, tpl, feat, w, order, multi_root, pred_heads, pred_labels):
     """Parse the sentences of ``sents`` (:class:`Sentences`) numbered in ``batch`` (in
     parallel) with final weights ``w``."""
-    word0, nwords = sents.word0, sents.nwords
     for bi in prange(batch.shape[0]):
-        i = batch[bi]
-        n = nwords[i]
-        w0 = word0[i]
-        S, LAB, SIB = _sentence_scores(i, sents, tpl, feat, w, order)
-        if order == 2:
-            heads, _ = eisner2(S, SIB, multi_root)
-        else:
-            heads, _ = eisner1(S, multi_root)
-        for d in range(1, n + 1):
-            pred_heads[w0 + d - 1] = heads[d]
-            pred_labels[w0 + d - 1] = LAB[heads[d], d]
+        _parse_sentence(batch[bi], sents, tpl, feat, w, order, multi_root, pred_heads, pred_labels)
+
+
+@njit(cache=NUMBA_CACHE)
+def _parse_sentence(i, sents, tpl, feat, w, order, multi_root, pred_heads, pred_labels):
+    """:func:`parse_batch` for sentence ``i`` of ``sents`` (a function of its own, as
+    :func:`_train_sentence`)."""
+    n = sents.nwords[i]
+    w0 = sents.word0[i]
+    S, LAB, SIB = _sentence_scores(i, sents, tpl, feat, w, order)
+    if order == 2:
+        heads, _ = eisner2(S, SIB, multi_root)
+    else:
+        heads, _ = eisner1(S, multi_root)
+    for d in range(1, n + 1):
+        pred_heads[w0 + d - 1] = heads[d]
+        pred_labels[w0 + d - 1] = LAB[heads[d], d]
 
 
 @njit(cache=NUMBA_CACHE)

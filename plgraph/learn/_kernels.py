@@ -255,23 +255,29 @@ def catchup_sum(x, qe, t, eta, C, reg):
     return x * ratio * (1.0 - ratio ** t) / (1.0 - ratio)
 
 
+@njit(cache=NUMBA_CACHE)
+def _wread_catchup(w, q, u, n, eta, C, reg, e):
+    """:func:`wread`'s catch-up branch (weight ``e`` stamped before update ``n``), a call
+    of its own: the closed forms stay out of the code of every kernel that inlines
+    :func:`wread`, which only a catch-up runs."""
+    t = n - u[e]
+    x0 = w[e]
+    x = catchup_value(x0, q[e, 0], t, eta, C, reg)
+    u[e] = n
+    if reg >= 4:
+        q[e, 1] += catchup_sum(x0, q[e, 0], t, eta, C, reg)
+    w[e] = x
+    return x
+
+
 @njit(cache=NUMBA_CACHE, inline="always")
 def wread(w, q, u, n, eta, C, reg, e):
     """Weight ``e`` caught up to update ``n`` (and written back, the thesis's lines 23-27:
     the time stamp first, then the weight, so concurrent readers never apply a
     catch-up twice)."""
-    if reg == 0:
+    if reg == 0 or u[e] == n:
         return w[e]
-    if u[e] != n:
-        t = n - u[e]
-        x0 = w[e]
-        x = catchup_value(x0, q[e, 0], t, eta, C, reg)
-        u[e] = n
-        if reg >= 4:
-            q[e, 1] += catchup_sum(x0, q[e, 0], t, eta, C, reg)
-        w[e] = x
-        return x
-    return w[e]
+    return _wread_catchup(w, q, u, n, eta, C, reg, e)
 
 
 @njit(cache=NUMBA_CACHE, inline="always")

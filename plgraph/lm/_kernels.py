@@ -419,4 +419,4 @@ def nmf_fit(slices, n_restarts, n_iter, start, finish, layout, factors, by_row, 
     calls (``start`` on the first, ``finish`` on the last): the state is U and W.
     """
     for i in prange(n_restarts * slices.shape[0]):
-        _fit_slice(i, slices, n_iter, start, finish, layout, factors, by_row, by_col)
+        _fit_slice(np.int64(i), slices, n_iter, start, finish, layout, factors, by_row, by_col)

@@ -350,7 +350,7 @@ def trace_batch(batch, tokens, gold_edges, allowed, mask, cost, wv, out):
     :class:`TraceGold` ``gold_edges``, weights :class:`~plgraph.learn._kernels.WeightView`
     ``wv``; sentence b writes to the :class:`GradientBuffers` ``out`` from ``out.off[b]``)."""
     for bi in prange(batch.shape[0]):
-        _trace_sentence(bi, batch, tokens, gold_edges, allowed, mask, cost, wv, out)
+        _trace_sentence(np.int64(bi), batch, tokens, gold_edges, allowed, mask, cost, wv, out)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -447,7 +447,7 @@ def spine_batch(batch, tokens, gold, cands, mask, cost, wv, out):
     :class:`SpineCandidates` ``cands``, weights :class:`~plgraph.learn._kernels.WeightView`
     ``wv``; sentence b writes to the :class:`GradientBuffers` ``out`` from ``out.off[b]``)."""
     for bi in prange(batch.shape[0]):
-        _spine_sentence(bi, batch, tokens, gold, cands, mask, cost, wv, out)
+        _spine_sentence(np.int64(bi), batch, tokens, gold, cands, mask, cost, wv, out)
 
 
 # numba does not notice when the inlined hashing/weight-reading kernels of plgraph.learn change
