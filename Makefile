@@ -26,7 +26,7 @@ demo: $(STAMP) ## print the coverage tables (figures/), then parse four raw sent
 	$(PY) -m plgraph demo --svg figures/demo_parse.svg
 
 test: $(STAMP) ## run the whole suite, notebooks included (quick mode)
-	PLGRAPH_QUICK=1 MPLBACKEND=Agg $(PY) -m pytest tests --nbmake notebooks --nbmake-timeout=900 -q -n $(TEST_WORKERS) --dist loadfile
+	PLGRAPH_QUICK=1 PLGRAPH_WARMUP=1 MPLBACKEND=Agg $(PY) -m pytest tests --nbmake notebooks --nbmake-timeout=900 -q -n $(TEST_WORKERS) --dist loadfile
 
 test-browser: $(STAMP) ## drive the arc explorer in headless Chromium (installs Debian's chromium if missing)
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

@@ -106,6 +106,14 @@ def pytest_configure(config):
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+def pytest_sessionstart(session):
+    """Under ``make test`` (``PLGRAPH_WARMUP=1``, xdist workers) compile each group of
+    numba kernels once for all workers before the first test (:mod:`compile_warmup`)."""
+    from compile_warmup import warm_up
+
+    warm_up(session.config)
+
+
 # -- notebooks whose corpus is missing are skipped too ----------------------------------------
 # The notebooks run as pytest items (nbmake) under `make test`, which puts `tests` on the
 # command line, so this conftest is loaded and its collection hook sees the notebook items.
