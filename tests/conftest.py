@@ -75,6 +75,28 @@ def parser_base(sample_graphs):
     return dict(train=train, dev=dev, pr=notebook_models(quick=True), vocab=LabelVocab.from_graphs(train), rules=rules)
 
 
+@pytest.fixture(scope="session")
+def small_ptb(sample_dir, tmp_path_factory) -> str:
+    """A small treebank in the LDC layout, for training runs that test the pipeline
+    rather than accuracy (a run reads its whole train split for labels and rules): section
+    02 holds the sample's wsj_0001-0034 (358 sentences, among them the first 46 train
+    sentences of at most 12 words, as in the sample), 22 and 23 the sample's dev and test
+    files, 03-21 are empty.  Its folder, for ``--ptb`` / ``ptb=``."""
+    import shutil
+
+    from plgraph.data import sample_files
+
+    root = tmp_path_factory.mktemp("ptb")
+    parts = {"02": [sample_dir / f"wsj_{k:04d}.mrg" for k in range(1, 35)], "22": sample_files("dev", sample_dir),
+             "23": sample_files("test", sample_dir)}
+    for section in range(2, 24):
+        folder = root / f"{section:02d}"
+        folder.mkdir()
+        for path in parts.get(folder.name, []):
+            shutil.copyfile(path, folder / path.name)
+    return str(root)
+
+
 # -- corpora of the dependency-parser tests ------------------------------------------------
 @pytest.fixture(scope="session")
 def ewt_dir() -> Path:

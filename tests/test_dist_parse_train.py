@@ -34,9 +34,10 @@ def quick_model(sample_dir):
 
 @pytest.fixture(scope="module")
 def dev_file(sample_dir, tmp_path_factory):
-    """wsj_0140-0141 of the sample's dev split (30 sentences), concatenated: real PTB input."""
+    """wsj_0150 and wsj_0152 of the sample's dev split (16 sentences of 5-32 words),
+    concatenated: real PTB input."""
     out = tmp_path_factory.mktemp("input") / "dev2.mrg"
-    out.write_text("".join((sample_dir / f"wsj_{k:04d}.mrg").read_text() for k in (140, 141)))
+    out.write_text("".join((sample_dir / f"wsj_{k:04d}.mrg").read_text() for k in (150, 152)))
     return out
 
 
@@ -74,17 +75,17 @@ def test_parse_on_dask_is_byte_identical_to_the_serial_run(quick_model, dev_file
                          f"--dask={cluster.scheduler_address}"], capsys)
     assert rc == 0, err_d
     text = serial.read_text()
-    assert len(text.splitlines()) == 30
+    assert len(text.splitlines()) == 16
     assert dist.read_bytes() == serial.read_bytes()
     assert _report_lines(err_d) == _report_lines(err_s)
-    assert "6 chunk(s) computed on 2 Dask worker(s)" in err_d
+    assert "4 chunk(s) computed on 2 Dask worker(s)" in err_d
     assert not Path(str(dist) + ".chunks").exists()
-    # SHP output and --to/--root travel to the workers too (the first 6 sentences: wsj_0140)
-    one = sample_dir / "wsj_0140.mrg"
+    # SHP output and --to/--root travel to the workers too (the last 7 sentences: wsj_0152)
+    one = sample_dir / "wsj_0152.mrg"
     rc, out_s, _ = _run(["parse", "--model-dir", quick_model, one, "--to", "shp", "--root", "ROOT"], capsys)
     rc2, out_d, _ = _run(["parse", "--model-dir", quick_model, one, "--to", "shp", "--root", "ROOT",
                           "--chunk-size", "4", f"--dask={cluster.scheduler_address}"], capsys)
-    assert rc == rc2 == 0 and out_d == out_s and out_s.count("# Sentence") == 6
+    assert rc == rc2 == 0 and out_d == out_s and out_s.count("# Sentence") == 7
 
 
 def test_parse_on_dask_survives_a_killed_worker(quick_model, dev_file, serial_parse, dask_cluster, tmp_path, capsys):

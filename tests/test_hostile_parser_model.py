@@ -55,8 +55,10 @@ def _snapshot(folder: Path, skip: str | None = None) -> dict:
             if p.is_file() and not (skip and p.relative_to(folder).parts[0] == skip)}
 
 
-def _train(folder: Path, pruners: Path, *extra) -> int:
-    return main(["parser", "train", "--model-dir", str(folder), "--pruners", str(pruners), *QUICK, *extra])
+def _train(folder: Path, pruners: Path, ptb: str, *extra) -> int:
+    """``parser train`` with :data:`QUICK` on ``ptb`` (conftest's ``small_ptb``)."""
+    return main(["parser", "train", "--model-dir", str(folder), "--pruners", str(pruners), "--ptb", ptb, *QUICK,
+                 *extra])
 
 
 def _truncate(path: Path) -> None:
@@ -82,7 +84,7 @@ def test_train_into_a_finished_model_is_refused_and_changes_nothing(quick_model,
 
 
 def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_it(
-        quick_model, pruners_dir, tmp_path, monkeypatch, capsys):
+        quick_model, pruners_dir, small_ptb, tmp_path, monkeypatch, capsys):
     """Interrupted in pass 3: the old model's files are byte for byte as before and it
     loads; ``--overwrite --resume`` continues the new run (pass 2 kept) and replaces it."""
     from plgraph.parser.training import pipeline
@@ -98,7 +100,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
         raise KeyboardInterrupt
 
     monkeypatch.setattr(pipeline, "_train_pass3", interrupted)
-    assert _train(m, pruners_dir, "--overwrite", "--seed", "1") == 130
+    assert _train(m, pruners_dir, small_ptb, "--overwrite", "--seed", "1") == 130
     assert _snapshot(m, skip=OVERWRITE_DIR) == before
     work = m / OVERWRITE_DIR
     assert json.loads((work / "parser.json").read_text())["trained"] == ["pass2"]
@@ -106,7 +108,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
     monkeypatch.undo()
     capsys.readouterr()
 
-    assert _train(m, pruners_dir, "--overwrite", "--resume", "--seed", "1") == 0
+    assert _train(m, pruners_dir, small_ptb, "--overwrite", "--resume", "--seed", "1") == 0
     out = capsys.readouterr().out
     assert "pass2: the checkpoint has 1 epoch(s) already" in out
     assert f"replaced the parser model in {m}" in out
@@ -121,7 +123,7 @@ def test_an_interrupted_overwrite_keeps_the_old_model_then_resumes_and_replaces_
 
 
 def test_a_replacement_killed_midway_is_refused_by_loaders_and_completed_by_the_next_train(
-        quick_model, pruners_dir, tmp_path, monkeypatch, capsys):
+        quick_model, pruners_dir, small_ptb, tmp_path, monkeypatch, capsys):
     """Killed among the renames that put the new model in place: loaders refuse the mixed
     folder, naming the replacement and how to finish it; ``parser train --overwrite
     --resume`` (the interrupted run continued) only finishes it."""
@@ -143,7 +145,7 @@ def test_a_replacement_killed_midway_is_refused_by_loaders_and_completed_by_the_
     assert exc.value.source == str(m / replacement.OVERWRITE_DIR / replacement.REPLACING_FILE)
 
     start = time.perf_counter()
-    assert _train(m, pruners_dir, "--overwrite", "--resume") == 0
+    assert _train(m, pruners_dir, small_ptb, "--overwrite", "--resume") == 0
     assert time.perf_counter() - start < FAST_S
     assert f"completed the replacement of the parser model in {m}" in capsys.readouterr().out
     assert not work.exists()

@@ -329,7 +329,7 @@ SMALL = dict(word_dim=32, char_dim=16, char_hidden=32, tag_dim=16, lstm_hidden=6
 
 
 @pytest.fixture(scope="module")
-def learnt(tmp_path_factory, sample_dir):
+def learnt(tmp_path_factory, small_ptb):
     """A small network that tags sentences itself (``predict_tags``, no tag input),
     trained on the first 20 train sentences of at most 12 words (the last epoch's
     weights: it is to learn them)."""
@@ -338,7 +338,7 @@ def learnt(tmp_path_factory, sample_dir):
 
     out = tmp_path_factory.mktemp("neural") / "m"
     net = NetworkConfig(**SMALL, use_tags=False, predict_tags=True)
-    train_neural(NeuralTrainConfig(str(out), network=net, limit=20, max_words=12, epochs=60,
+    train_neural(NeuralTrainConfig(str(out), network=net, ptb=small_ptb, limit=20, max_words=12, epochs=60,
                                    patience=60, lr=5e-3, batch_words=40, seed=1, threads=1, tune=False, keep="last", progress=False),
                  log=lambda s: None, warn=lambda s: None)
     return out
@@ -397,7 +397,7 @@ def test_a_tiny_model_learns_20_sentences(learnt):
     assert [r.tags for r in own_results[:1]] == [parser.tag(first)] == [parser.scorer.tag(first)]
 
 
-def test_resume_continues_bit_for_bit(tmp_path, sample_dir):
+def test_resume_continues_bit_for_bit(tmp_path, small_ptb):
     """2 epochs, then --resume to 3 == 3 epochs straight (parameters of the checkpoint),
     with pretrained vectors (word2vec text) read from a file; the model parses."""
     from plgraph.parser.scoring.neural.folder import NeuralFolder
@@ -411,8 +411,9 @@ def test_resume_continues_bit_for_bit(tmp_path, sample_dir):
                                      for w in ("the", "of", "Vinken", "1999")), encoding="utf-8")
 
     def run(path, epochs, resume=False):
-        train_neural(NeuralTrainConfig(str(path), network=TINY, limit=8, max_words=10, epochs=epochs, seed=2,
-                                       threads=1, tune=False, resume=resume, embeddings=str(vec), progress=False),
+        train_neural(NeuralTrainConfig(str(path), network=TINY, ptb=small_ptb, limit=8, max_words=10, epochs=epochs,
+                                       seed=2, threads=1, tune=False, resume=resume, embeddings=str(vec),
+                                       progress=False),
                      log=lambda s: None, warn=lambda s: None)
 
     run(tmp_path / "a", 3)
@@ -464,7 +465,7 @@ def test_folder_refuses_a_finished_model_and_checks_weights(learnt, tmp_path):
         NeuralFolder.open(copy).load_weights()
 
 
-def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, sample_dir, monkeypatch):
+def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, small_ptb, monkeypatch):
     """--overwrite trains beside the finished model: interrupted, the old model is intact
     and loads; completed, the new one is in place and the work folder gone."""
     import plgraph.parser.scoring.neural.train as T
@@ -473,8 +474,8 @@ def test_overwrite_keeps_the_old_model_until_the_new_one_is_complete(tmp_path, s
     from plgraph.files.replacement import OVERWRITE_DIR
 
     def run(seed, **kw):
-        T.train_neural(NeuralTrainConfig(str(tmp_path), network=TINY, limit=6, max_words=8, epochs=1, seed=seed,
-                                           threads=1, tune=False, progress=False, **kw),
+        T.train_neural(NeuralTrainConfig(str(tmp_path), network=TINY, ptb=small_ptb, limit=6, max_words=8, epochs=1,
+                                         seed=seed, threads=1, tune=False, progress=False, **kw),
                        log=lambda s: None, warn=lambda s: None)
 
     run(1)

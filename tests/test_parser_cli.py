@@ -1,7 +1,9 @@
 """``python -m plgraph parser train|stats``: the model folder, resume, refusals, stats.
 
-Two short runs of passes 2 and 3 on the PTB sample (the first 40 train sentences of at
-most 12 words, 2^16 weights, the quick coarse models of the shared cache): one of two
+Two short runs of passes 2 and 3 (the first 40 train sentences of at most 12 words, 2^16
+weights, the quick coarse models of the shared cache) on ``small_ptb`` (conftest.py: the
+sample's first 34 train files as an LDC-layout treebank, so that each run reads 358 train
+sentences for its labels and rules instead of 3,000): one of two
 epochs each uninterrupted, one stopped after epoch 1 of each, resumed to pass 2's epoch 2
 (which retrains pass 3 from scratch on the new pass 2), stopped after pass 3's epoch 1 and
 resumed to its epoch 2.
@@ -33,8 +35,9 @@ def pruners_dir(sample_dir):
     return notebook_models_folder(True)
 
 
-def _train(folder, pruners, *extra) -> int:
-    return main(["parser", "train", "--model-dir", str(folder), "--pruners", str(pruners), *RUN, *extra])
+def _train(folder, pruners, ptb, *extra) -> int:
+    return main(["parser", "train", "--model-dir", str(folder), "--pruners", str(pruners), "--ptb", ptb, *RUN,
+                 *extra])
 
 
 def _weights(folder, name: str = "pass2") -> np.ndarray:
@@ -48,17 +51,17 @@ def _curves(folder) -> list:
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory, pruners_dir):
+def runs(tmp_path_factory, pruners_dir, small_ptb):
     """``full``: two epochs of each pass in one run, pass 3's trace threshold tuned; ``part``: one epoch of each, then
     ``--resume --epochs2 2 --epochs3 1``, then ``--resume --epochs2 2 --epochs3 2``
     (``after_one``: its weights and curves after the first run)."""
     full, part = tmp_path_factory.mktemp("full"), tmp_path_factory.mktemp("part")
-    assert _train(full, pruners_dir, "--epochs2", "2", "--epochs3", "2", "--trace-bias3", "tune") == 0
-    assert _train(part, pruners_dir, "--epochs2", "1", "--epochs3", "1") == 0
+    assert _train(full, pruners_dir, small_ptb, "--epochs2", "2", "--epochs3", "2", "--trace-bias3", "tune") == 0
+    assert _train(part, pruners_dir, small_ptb, "--epochs2", "1", "--epochs3", "1") == 0
     after_one = {"w": _weights(part), "w3": _weights(part, "pass3"), "curves": _curves(part)}
-    assert _train(part, pruners_dir, "--epochs2", "2", "--epochs3", "1", "--resume") == 0
-    assert _train(part, pruners_dir, "--epochs2", "2", "--epochs3", "2", "--resume") == 0
-    return {"full": full, "part": part, "after_one": after_one, "pruners": pruners_dir}
+    assert _train(part, pruners_dir, small_ptb, "--epochs2", "2", "--epochs3", "1", "--resume") == 0
+    assert _train(part, pruners_dir, small_ptb, "--epochs2", "2", "--epochs3", "2", "--resume") == 0
+    return {"full": full, "part": part, "after_one": after_one, "pruners": pruners_dir, "ptb": small_ptb}
 
 
 def test_the_folder_holds_a_loadable_model_and_its_curves(runs):
@@ -70,12 +73,12 @@ def test_the_folder_holds_a_loadable_model_and_its_curves(runs):
     hdr = m.folder.header
     assert hdr["trained"] == ["pass2", "pass3"] and hdr["max_words"] == MAX_WORDS and hdr["limit"] == 40
     assert hdr["pruners"]["fingerprint"] == pruners_fingerprint(runs["pruners"])
-    assert hdr["conversion"] is not None and hdr["rules"]["derived"] > 3000
+    assert hdr["conversion"] is not None and hdr["rules"]["derived"] > 300
     model, read_args = m.pass_model("pass2", Pass2Config, lambda c: Pass2Model(m.vocab, c))
     # the weights as stored (float32): the kernels read them without a float64 copy
     assert model.config == Pass2Config(bits=16, epochs=2) and read_args[0].dtype == np.float32
     assert np.count_nonzero(read_args[0]) > 100
-    assert len(m.vocab) > 1000 and m.rules.n_comb > 100
+    assert len(m.vocab) > 400 and m.rules.n_comb > 50
     rows = _curves(full)
     assert [(r["model"], r["epoch"]) for r in rows] == [("pass2", 1), ("pass2", 2), ("pass3", 1), ("pass3", 2)] == [
         (r["model"], r["epoch"]) for r in hdr["curves"]]
@@ -131,11 +134,11 @@ def test_resuming_after_epoch_1_gives_the_uninterrupted_weights(runs):
 def test_resume_with_a_changed_option_is_refused_and_names_it(runs, capsys):
     part = runs["part"]
     before = (part / "parser.json").read_bytes()
-    assert _train(part, runs["pruners"], "--resume", "--eta2", "0.5") == 2
+    assert _train(part, runs["pruners"], runs["ptb"], "--resume", "--eta2", "0.5") == 2
     err = capsys.readouterr().err
     assert "--eta2 0.5 (checkpoint: 0.03)" in err and "cannot resume" in err
     assert main(["parser", "train", "--model-dir", str(part), "--pruners", str(runs["pruners"]), "--resume",
-                 "--max-words", "20", "--no-progress"]) == 2
+                 "--ptb", runs["ptb"], "--max-words", "20", "--no-progress"]) == 2
     assert "--max-words 20 (checkpoint: 12)" in capsys.readouterr().err
     assert (part / "parser.json").read_bytes() == before
 
@@ -282,7 +285,7 @@ def test_resuming_a_finished_run_changes_nothing(runs, capsys):
     part = runs["part"]
     before = {name: (part / name).read_bytes() for name in ("parser.json", "pass2.npz", "checkpoint-pass2.json",
                                                             "pass3.npz", "checkpoint-pass3.json")}
-    assert _train(part, runs["pruners"], "--resume") == 0
+    assert _train(part, runs["pruners"], runs["ptb"], "--resume") == 0
     assert "nothing to train" in capsys.readouterr().out
     assert {name: (part / name).read_bytes() for name in before} == before
 

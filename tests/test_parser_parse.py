@@ -258,11 +258,11 @@ def test_evaluate_command_figures_are_the_scorers_of_its_trees(quick_model, samp
     from plgraph.eval.traces import traces
 
     js, tr = tmp_path / "e.json", tmp_path / "t.mrg"
-    assert main(["parser", "evaluate", "--model-dir", str(quick_model), "--split", "test", "--limit", "25",
+    assert main(["parser", "evaluate", "--model-dir", str(quick_model), "--split", "test", "--limit", "12",
                  "--json", str(js), "--trees", str(tr), "--jobs", "2", "--no-progress"]) == 0
     doc = json.loads(js.read_text(encoding="utf-8"))
-    assert doc["sentences"] == 25 and sum(doc["statuses"].values()) == 25
-    gold = plgraph.corpus("test").sentences()[:25]
+    assert doc["sentences"] == 12 and sum(doc["statuses"].values()) == 12
+    gold = plgraph.corpus("test").sentences()[:12]
     test = [t.tree for t in read_ptb_string(tr.read_text(encoding="utf-8"), clean=False)]
 
     def top(t):

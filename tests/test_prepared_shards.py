@@ -121,7 +121,7 @@ def test_pass2_outputs_pass3_sentences_and_dev_scores_are_those_of_memory(parser
     assert r_d | {"sentences_per_second": 0} == r_m | {"sentences_per_second": 0}
 
 
-def test_a_training_run_keeps_its_prepared_sentences_when_asked(sample_dir, tmp_path):
+def test_a_training_run_keeps_its_prepared_sentences_when_asked(small_ptb, tmp_path):
     """``keep_prepared``: the six stores stay in ``M/prepared`` (without it they are removed:
     tests/test_dist_parse_train.py checks that on both of its runs)."""
     from plgraph.parser import TrainConfig, train
@@ -129,8 +129,8 @@ def test_a_training_run_keeps_its_prepared_sentences_when_asked(sample_dir, tmp_
 
     notebook_models(quick=True, log=None)
     lines: list = []
-    train(TrainConfig(model_dir=str(tmp_path), pruners=notebook_models_folder(True), limit=12, max_words=10,
-                      threads=1, progress=False, keep_prepared=True, pass2={"bits": 16, "epochs": 1},
+    train(TrainConfig(model_dir=str(tmp_path), pruners=notebook_models_folder(True), ptb=small_ptb, limit=12,
+                      max_words=10, threads=1, progress=False, keep_prepared=True, pass2={"bits": 16, "epochs": 1},
                       pass3={"bits": 16, "epochs": 1, "trace_bias": 0.0}), log=lines.append, warn=lines.append)
     kept = sorted(os.listdir(tmp_path / "prepared"))
     for name in ("pass2-train", "pass2-dev", "pass2-out-train", "pass2-out-dev", "pass3-train", "pass3-dev"):

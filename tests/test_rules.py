@@ -142,7 +142,7 @@ def deriver():
     return naive.NaiveDeriver(arcs, combos)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(small_graphs(max_words=4))
 def test_chart_count_equals_naive_top_down_count(deriver, g):
     n, edges = g
@@ -153,7 +153,7 @@ def test_chart_count_equals_naive_on_crossing_graphs(deriver):
     # graphs with crossing edges, one locked chain among them (5 words)
     rng = random.Random(3)
     cases = [[(1, 0), (2, 0), (3, 0), (0, 4), (1, 3), (1, 4), (2, 4), (4, 5)]]  # locked chain: 0 derivations
-    while len(cases) < 12:
+    while len(cases) < 7:
         n = 5
         edges = {(rng.randrange(n), n)}
         for a in range(n):
