@@ -29,19 +29,20 @@ def test_coverage_json_schema(tmp_path, sample_dir, capsys):
 
 
 def test_convert_round_trip_through_files(tmp_path, sample_dir, capsys):
-    # the whole sample in one file: PTB -> SHP -> PTB reproduces the cleaned input
+    # the sample's first 20 files in one file: PTB -> SHP -> PTB reproduces the cleaned input
+    # (the whole sample's round trips, in memory and through SHP text: test_convert.py)
     big = tmp_path / "sample.mrg"
-    big.write_text("".join(f.read_text() for f in sorted(sample_dir.glob("wsj_*.mrg"))))
+    big.write_text("".join(f.read_text() for f in sorted(sample_dir.glob("wsj_*.mrg"))[:20]))
     shp = tmp_path / "sample.shp"
     back = tmp_path / "back.mrg"
     assert main(["convert", str(big), "--to", "shp", "--out", str(shp)]) == 0
     assert main(["convert", str(shp), "--to", "ptb", "--out", str(back)]) == 0
     original = read_ptb(big)
     rebuilt = read_ptb(back)
-    assert len(original) == len(rebuilt) == 3914
+    assert len(original) == len(rebuilt) == 233
     failures = [a.id for a, b in zip(original, rebuilt)
                 if canonical_indices(a.tree) != canonical_indices(b.tree)]
-    assert len(failures) <= 2 and 1 - len(failures) / 3914 >= 0.995, failures
+    assert len(failures) <= 2, failures
 
 
 def test_convert_to_stdout_and_flags(tmp_path, capsys):

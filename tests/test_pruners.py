@@ -142,12 +142,12 @@ def test_pruning_semantics():
     assert not keep[..., 0].any()
 
 
-def test_small_pipeline_end_to_end(tmp_path, sample_dir):
+def test_small_pipeline_end_to_end(tmp_path, small_ptb):
     import plgraph
     from plgraph.cli import main
     from plgraph.pruners import PrunerConfig, Pruners, pruning_stats, train_pruners
 
-    train = plgraph.corpus("train").graphs()[:80]
+    train = plgraph.corpus("train", ptb=small_ptb).graphs()[:80]      # the sample's first 80 (conftest)
     dev = plgraph.corpus("dev").graphs()[:25]
     cfg = PrunerConfig(spine_epochs=2, trace_epochs=2, arc_epochs=2, trace_bits=16, spine_bits=16)
     pr = train_pruners(train, dev, tmp_path / "m", cfg)
@@ -205,7 +205,7 @@ def test_small_pipeline_end_to_end(tmp_path, sample_dir):
     from plgraph.convert import ConversionOptions
     from plgraph.errors import InputError
 
-    other = plgraph.corpus("train", options=ConversionOptions(gapping_shift=True)).graphs()[:80]
+    other = plgraph.corpus("train", ptb=small_ptb, options=ConversionOptions(gapping_shift=True)).graphs()[:80]
     with pytest.raises(InputError, match=r"cannot resume the spine classifier .*'gapping_shift': True\} "
                                          r"\(checkpoint: \{.*'gapping_shift': False\}\)"):
         train_pruners(other, dev, tmp_path / "m", cfg, resume=True)
