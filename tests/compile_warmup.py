@@ -3,7 +3,7 @@
 In a fresh clone numba's on-disk cache is empty, and every process that calls a kernel
 first compiles it.  Under ``pytest-xdist`` both workers reach the same kernels at about
 the same time (the dependency trainer, the coarse pruners, the chart) and both pay for
-the compilation, which is most of what a cold ``make test`` spends beyond a warm one.
+the compilation.
 
 When ``PLGRAPH_WARMUP=1`` (``make test`` sets it) each xdist worker, before its first
 test, runs :data:`GROUPS`: small real jobs that call the kernels as the tests do, with
@@ -14,11 +14,13 @@ worker), so each group is compiled by one process and loaded by every other (the
 worker, the notebook kernels, the Dask workers).  Worker 0 looks through the groups in
 order, worker 1 from the end; a worker goes on to its tests as soon as no unclaimed group
 is ready.  A test that needs a cached model another worker is still training waits for
-it (:func:`plgraph.files.cache.cached_model`'s lock) instead of training it again.
+it (:func:`plgraph.files.cache.cached_model`'s lock) instead of training it again.  Each
+worker writes the groups it ran, their outcome and seconds to ``<folder>/<worker>.log``
+(the folder: ``plgraph-warmup-<testrunuid>`` in the temporary directory).
 
 A group that fails is recorded and otherwise ignored: the tests that use those kernels
 compile them themselves and report any error.  On a warm cache each group only loads its
-kernels (a few seconds).  Nothing here asserts anything: it changes when kernels are
+kernels and cached models.  Nothing here asserts anything: it changes when kernels are
 compiled, never what a test sees.
 """
 from __future__ import annotations
@@ -30,6 +32,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
+
 
 def _first_sentences(src: Path, dst: Path, n: int) -> None:
     blocks = src.read_text(encoding="utf-8").split("\n\n")[:n]
