@@ -121,6 +121,7 @@ class _Run:
 
     def run(self, name: str, work: Path) -> None:
         start, said = time.monotonic(), io.StringIO()
+        work.mkdir()
         try:
             with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
                 GROUPS[name][0](work)
@@ -161,8 +162,5 @@ def warm_up(config) -> None:
         order.reverse()
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"plgraph-warmup-{worker}-") as tmp:
-        work = Path(tmp)
-        for name in order:
-            (work / name).mkdir(exist_ok=True)
-        run.work_through(order, work)
+        run.work_through(order, Path(tmp))
     log(f"{worker}: warm-up finished after {time.monotonic() - start:.1f} s")
