@@ -36,8 +36,9 @@ def _close_figures():
 
 
 @pytest.fixture(scope="module")
-def sample():
-    """Rule usage of the sample's train split (about 5 s), shared by the module."""
+def sample(sample_dir):
+    """Rule usage of the sample's train split (about 5 s), shared by the module; skipped,
+    saying how to get it, without the PTB sample (``sample_dir``)."""
     tables = full_tables()
     usage = count_rules(Corpus("train").sentences(), tables, progress=False)
     return tables, usage, program_use(usage, tables)
